@@ -1,0 +1,108 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Finding is one problem found by Check.
+type Finding struct {
+	Kind     string `json:"kind"` // bbolt, record, text_hash, text_missing, layout, chunk, count
+	Document string `json:"document_id,omitempty"`
+	Version  string `json:"document_version,omitempty"`
+	Chunk    string `json:"chunk_id,omitempty"`
+	Detail   string `json:"detail"`
+}
+
+func (f Finding) String() string {
+	where := f.Chunk
+	if where == "" {
+		where = f.Version
+	}
+	if where == "" {
+		where = f.Document
+	}
+	if where == "" {
+		return f.Kind + ": " + f.Detail
+	}
+	return fmt.Sprintf("%s: %s: %s", f.Kind, where, f.Detail)
+}
+
+// Check verifies the store's structure: bbolt's page consistency, that every
+// record decodes, that every stored text hashes to its recorded hash, and
+// that chunk and quarantine counts agree with the version headers. It does
+// not judge chunk coordinates against the text; that is resolve's audit.
+// It returns the findings; err is set only when the check could not run.
+func (db *DB) Check() (findings []Finding, err error) {
+	err = db.view(func(tx *bolt.Tx) error {
+		for e := range tx.Check() {
+			findings = append(findings, Finding{Kind: "bbolt", Detail: e.Error()})
+		}
+		if len(findings) > 0 {
+			return nil // records on damaged pages cannot be trusted to decode
+		}
+		t := &Tx{tx: tx}
+		add := func(f Finding) { findings = append(findings, f) }
+		docs := map[string]*Document{}
+		if err := t.ForEachDocument(func(d *Document) error { docs[d.ID] = d; return nil }); err != nil {
+			add(Finding{Kind: "record", Detail: err.Error()})
+		}
+		return t.ForEachVersion(func(v *Version) error {
+			checkVersion(t, v, docs[v.DocumentID], add)
+			return nil
+		})
+	})
+	if errors.Is(err, ErrCorrupt) {
+		findings = append(findings, Finding{Kind: "record", Detail: err.Error()})
+		err = nil
+	}
+	return findings, err
+}
+
+func checkVersion(t *Tx, v *Version, doc *Document, add func(Finding)) {
+	f := func(kind, format string, args ...any) {
+		add(Finding{Kind: kind, Document: v.DocumentID, Version: v.ID, Detail: fmt.Sprintf(format, args...)})
+	}
+	if doc == nil {
+		f("record", "version has no document record")
+	} else if (v.Status == StatusCurrent) != (doc.Current == v.ID) {
+		f("record", "status %s but the document's current version is %q", v.Status, doc.Current)
+	}
+	if v.Status == StatusDeleted {
+		return
+	}
+	txt, err := t.Text(v)
+	if err != nil {
+		f("text_missing", "%v", err)
+		return
+	}
+	if err := VerifyText(v, txt); err != nil {
+		f("text_hash", "%v", err)
+	}
+	l, err := t.Layout(v)
+	if err != nil {
+		f("layout", "%v", err)
+	} else if len(l.PageStarts) != v.Pages {
+		f("layout", "%d page starts for %d pages", len(l.PageStarts), v.Pages)
+	}
+	n, q := 0, 0
+	err = t.ForEachChunk(v, func(c *Chunk) error {
+		if c.Ordinal != uint32(n) {
+			add(Finding{Kind: "chunk", Document: v.DocumentID, Version: v.ID, Chunk: c.ID(),
+				Detail: fmt.Sprintf("ordinal %d where %d was expected", c.Ordinal, n)})
+		}
+		n++
+		if c.Quarantine != nil {
+			q++
+		}
+		return nil
+	})
+	if err != nil {
+		f("chunk", "%v", err)
+	}
+	if n != v.Chunks || q != v.Quarantined {
+		f("count", "%d chunks (%d quarantined) stored, header says %d (%d)", n, q, v.Chunks, v.Quarantined)
+	}
+}

@@ -1,0 +1,144 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// Options configure Open.
+type Options struct {
+	// ReadOnly opens the store with a shared lock; writes fail with ErrReadOnly.
+	ReadOnly bool
+	// LockTimeout bounds the wait for another process's lock. Zero means 1s.
+	LockTimeout time.Duration
+}
+
+// DB is an open evidence store.
+type DB struct {
+	bolt     *bolt.DB
+	path     string
+	readOnly bool
+}
+
+// Open opens or creates the store at path. It checks the file before bbolt
+// maps it (a truncated file would fault), gives up on a lock held by another
+// process after opts.LockTimeout, and checks the store format.
+func Open(path string, opts *Options) (db *DB, err error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	timeout := opts.LockTimeout
+	if timeout <= 0 {
+		timeout = time.Second
+	}
+	if err := preflight(path); err != nil {
+		return nil, err
+	}
+	var b *bolt.DB
+	err = guard(func() error {
+		var err error
+		b, err = bolt.Open(path, 0o644, &bolt.Options{Timeout: timeout, ReadOnly: opts.ReadOnly})
+		return err
+	})
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		return nil, fmt.Errorf("%w: %s (waited %s)", ErrLocked, path, timeout)
+	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch):
+		return nil, fmt.Errorf("%w: %s: %v", ErrNotStore, path, err)
+	case errors.Is(err, berrors.ErrChecksum):
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+	case err != nil:
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	db = &DB{bolt: b, path: path, readOnly: opts.ReadOnly}
+	if err := db.init(); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// init creates the buckets of a new store, or checks the format of an existing one.
+func (db *DB) init() error {
+	check := func(tx *bolt.Tx) (fresh bool, err error) {
+		meta := tx.Bucket(bucketMeta)
+		if meta == nil {
+			// A bbolt file with buckets but no meta bucket belongs to someone else.
+			empty := true
+			_ = tx.ForEach(func([]byte, *bolt.Bucket) error { empty = false; return nil })
+			if !empty {
+				return false, fmt.Errorf("%w: %s is a bbolt file of another program", ErrNotStore, db.path)
+			}
+			return true, nil
+		}
+		v := meta.Get(keyFormat)
+		if len(v) != 4 {
+			return false, fmt.Errorf("%w: %s: missing format version", ErrNotStore, db.path)
+		}
+		if f := binary.BigEndian.Uint32(v); f != FormatVersion {
+			return false, fmt.Errorf("%w: %s has format %d, this build reads format %d", ErrFormat, db.path, f, FormatVersion)
+		}
+		for _, name := range allBuckets {
+			if tx.Bucket(name) == nil {
+				return false, fmt.Errorf("%w: %s: missing bucket %q", ErrCorrupt, db.path, name)
+			}
+		}
+		return false, nil
+	}
+	var fresh bool
+	err := db.view(func(tx *bolt.Tx) (err error) { fresh, err = check(tx); return err })
+	if err != nil || !fresh {
+		return err
+	}
+	if db.readOnly {
+		return fmt.Errorf("%w: %s is empty", ErrNotStore, db.path)
+	}
+	return db.update(func(tx *bolt.Tx) error {
+		for _, name := range allBuckets {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bucketMeta).Put(keyFormat, binary.BigEndian.AppendUint32(nil, FormatVersion))
+	})
+}
+
+// Path returns the store's file path.
+func (db *DB) Path() string { return db.path }
+
+// Close releases the store.
+func (db *DB) Close() error { return db.bolt.Close() }
+
+// View runs fn in a read-only transaction.
+func (db *DB) View(fn func(*Tx) error) error {
+	return db.view(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+}
+
+func (db *DB) view(fn func(*bolt.Tx) error) error {
+	return guard(func() error { return db.bolt.View(fn) })
+}
+
+func (db *DB) update(fn func(*bolt.Tx) error) error {
+	if db.readOnly {
+		return fmt.Errorf("%w: %s", ErrReadOnly, db.path)
+	}
+	return guard(func() error { return db.bolt.Update(fn) })
+}
+
+// guard turns a panic inside bbolt, or a fault on the mapped file, into
+// ErrCorrupt: bbolt trusts its pages and panics on a damaged one.
+func guard(fn func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", ErrCorrupt, r)
+		}
+	}()
+	return fn()
+}

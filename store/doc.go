@@ -1,0 +1,21 @@
+// Package store keeps immutable, content-hashed document versions in a bbolt
+// file: canonical text, page map, section spans, chunk records, quarantine
+// findings and failed-ingest records.
+//
+// Invariants:
+//   - A version is written in one bbolt transaction: text, layout, chunks and
+//     quarantine records are all visible, or none is.
+//   - A version's content never changes after it is written. Only its status
+//     (current, superseded, deleted) moves. Deleting removes text and chunks
+//     and leaves a tombstone, so a deleted version answers "deleted", never
+//     "not found".
+//   - Chunk records are keyed by (version sequence, ordinal), both big-endian,
+//     so a version's chunks are written in key order; content hashes live
+//     inside the records, never in keys.
+//   - Every offset is a half-open range of Unicode code points into the
+//     version's canonical text, and every page number starts at 1.
+//
+// Caveats: values read inside a View (such as the bytes returned by
+// Tx.TextBytes) are only valid for the life of that transaction; copy them
+// out before it ends. store imports nothing of this project.
+package store

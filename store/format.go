@@ -1,0 +1,127 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+)
+
+// FormatVersion is the on-disk format this build reads and writes, kept in
+// the meta bucket and checked on open.
+//
+// Changelog:
+//
+//	1: first format: documents, versions, texts, code-point indexes, layouts,
+//	   chunks keyed by (version seq, ordinal), quarantine index, failures.
+const FormatVersion = 1
+
+// Bucket names.
+var (
+	bucketMeta       = []byte("meta")       // "format" -> uint32
+	bucketDocs       = []byte("docs")       // document id -> Document
+	bucketVersions   = []byte("versions")   // version id -> Version (holds Seq)
+	bucketTexts      = []byte("texts")      // seq -> canonical text, UTF-8
+	bucketCPIndex    = []byte("cpindex")    // seq -> code-point index
+	bucketLayouts    = []byte("layouts")    // seq -> Layout
+	bucketChunks     = []byte("chunks")     // seq, ordinal -> Chunk
+	bucketQuarantine = []byte("quarantine") // seq, ordinal -> "" (index of quarantined chunks)
+	bucketFailures   = []byte("failures")   // document id -> Failure (JSON)
+	allBuckets       = [][]byte{bucketMeta, bucketDocs, bucketVersions, bucketTexts, bucketCPIndex,
+		bucketLayouts, bucketChunks, bucketQuarantine, bucketFailures}
+	keyFormat = []byte("format")
+)
+
+func seqKey(seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(make([]byte, 0, 12), seq)
+}
+
+func chunkKey(seq uint64, ordinal uint32) []byte {
+	return binary.BigEndian.AppendUint32(seqKey(seq), ordinal)
+}
+
+// bbolt's meta page layout, read before bbolt maps the file: bbolt checks
+// the meta checksum but faults through the mmap on a file shorter than its
+// high-water mark, killing the process.
+const (
+	boltMagic      = 0xED0CDAED
+	boltPageHeader = 16 // page id, flags, count, overflow
+	boltMetaSize   = 64 // magic .. checksum
+)
+
+type boltMeta struct {
+	pageSize uint32
+	pgid     uint64 // high-water mark: pages in use
+	txid     uint64
+}
+
+func parseBoltMeta(page []byte) (boltMeta, bool) {
+	if len(page) < boltPageHeader+boltMetaSize {
+		return boltMeta{}, false
+	}
+	m := page[boltPageHeader : boltPageHeader+boltMetaSize]
+	le := binary.LittleEndian
+	if le.Uint32(m[0:]) != boltMagic {
+		return boltMeta{}, false
+	}
+	h := fnv.New64a()
+	h.Write(m[:56])
+	if h.Sum64() != le.Uint64(m[56:]) {
+		return boltMeta{}, false
+	}
+	return boltMeta{pageSize: le.Uint32(m[8:]), pgid: le.Uint64(m[40:]), txid: le.Uint64(m[48:])}, true
+}
+
+// preflight checks an existing store file before bbolt maps it: it must be
+// a bbolt file with a valid meta page, at least as long as its high-water mark.
+// A missing or empty file passes: bbolt creates it.
+func preflight(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return fmt.Errorf("%w: %s is a directory", ErrNotStore, path)
+	}
+	if fi.Size() == 0 {
+		return nil
+	}
+	head := make([]byte, boltPageHeader+boltMetaSize)
+	if _, err := io.ReadFull(f, head); err != nil {
+		return fmt.Errorf("%w: %s: %d bytes is too short for a store", ErrNotStore, path, fi.Size())
+	}
+	if binary.LittleEndian.Uint32(head[boltPageHeader:]) != boltMagic {
+		return fmt.Errorf("%w: %s has no bbolt header", ErrNotStore, path)
+	}
+	best, ok := parseBoltMeta(head)
+	pageSize := int64(best.pageSize)
+	if !ok {
+		pageSize = int64(os.Getpagesize())
+	}
+	if pageSize < 512 || pageSize > 1<<20 {
+		return fmt.Errorf("%w: %s: implausible page size %d", ErrCorrupt, path, pageSize)
+	}
+	second := make([]byte, boltPageHeader+boltMetaSize)
+	if _, err := f.ReadAt(second, pageSize); err == nil {
+		if m, ok2 := parseBoltMeta(second); ok2 && (!ok || m.txid > best.txid) {
+			best, ok = m, true
+		}
+	}
+	if !ok {
+		return fmt.Errorf("%w: %s: both meta pages fail their checksum", ErrCorrupt, path)
+	}
+	if need := int64(best.pgid) * int64(best.pageSize); fi.Size() < need {
+		return fmt.Errorf("%w: %s is truncated: %d bytes, high-water mark %d", ErrCorrupt, path, fi.Size(), need)
+	}
+	return nil
+}

@@ -1,0 +1,193 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Tx is a read transaction. Values it returns that are byte slices or Texts
+// point into the mapped file and are valid only until the transaction ends.
+type Tx struct{ tx *bolt.Tx }
+
+// Document returns the document record.
+func (t *Tx) Document(id string) (*Document, error) {
+	v := t.tx.Bucket(bucketDocs).Get([]byte(id))
+	if v == nil {
+		return nil, fmt.Errorf("%w: document %q", ErrNotFound, id)
+	}
+	doc, err := decodeDocument(v)
+	if err != nil {
+		return nil, fmt.Errorf("document %q: %w", id, err)
+	}
+	return doc, nil
+}
+
+// Version returns the version header, tombstones included.
+func (t *Tx) Version(id string) (*Version, error) {
+	v := t.tx.Bucket(bucketVersions).Get([]byte(id))
+	if v == nil {
+		return nil, fmt.Errorf("%w: version %q", ErrNotFound, id)
+	}
+	ver, err := decodeVersion(v)
+	if err != nil {
+		return nil, fmt.Errorf("version %s: %w", id, err)
+	}
+	return ver, nil
+}
+
+func deletedErr(v *Version) error {
+	return fmt.Errorf("%w: version %s of %q", ErrDeleted, v.ID, v.DocumentID)
+}
+
+// Layout returns a version's page map and sections.
+func (t *Tx) Layout(v *Version) (*Layout, error) {
+	if v.Status == StatusDeleted {
+		return nil, deletedErr(v)
+	}
+	b := t.tx.Bucket(bucketLayouts).Get(seqKey(v.Seq))
+	if b == nil {
+		return nil, fmt.Errorf("%w: layout of version %s is missing", ErrCorrupt, v.ID)
+	}
+	l, err := decodeLayout(b)
+	if err != nil {
+		return nil, fmt.Errorf("layout of version %s: %w", v.ID, err)
+	}
+	return l, nil
+}
+
+// Text returns a version's canonical text with its code-point index, without
+// reading it whole or verifying its hash (see VerifyText). Valid for the
+// life of the transaction.
+func (t *Tx) Text(v *Version) (Text, error) {
+	if v.Status == StatusDeleted {
+		return Text{}, deletedErr(v)
+	}
+	k := seqKey(v.Seq)
+	b := t.tx.Bucket(bucketTexts).Get(k)
+	idx := t.tx.Bucket(bucketCPIndex).Get(k)
+	if b == nil || idx == nil {
+		return Text{}, fmt.Errorf("%w: text of version %s is missing", ErrCorrupt, v.ID)
+	}
+	if len(b) != v.TextBytes {
+		return Text{}, fmt.Errorf("%w: text of version %s has %d bytes, recorded %d", ErrCorrupt, v.ID, len(b), v.TextBytes)
+	}
+	txt, err := loadText(b, idx)
+	if err != nil {
+		return Text{}, fmt.Errorf("text of version %s: %w", v.ID, err)
+	}
+	if txt.Len() != v.TextLen {
+		return Text{}, fmt.Errorf("%w: text of version %s has %d code points, recorded %d", ErrCorrupt, v.ID, txt.Len(), v.TextLen)
+	}
+	return txt, nil
+}
+
+// VerifyText hashes the whole text and compares it with the recorded hash.
+func VerifyText(v *Version, txt Text) error {
+	if got := Hash(txt.Bytes()); got != v.TextHash {
+		return &HashMismatchError{What: "text of version " + v.ID, Want: v.TextHash, Got: got}
+	}
+	return nil
+}
+
+// Chunk returns the record of one chunk of a version.
+func (t *Tx) Chunk(v *Version, ordinal uint32) (*Chunk, error) {
+	if v.Status == StatusDeleted {
+		return nil, deletedErr(v)
+	}
+	b := t.tx.Bucket(bucketChunks).Get(chunkKey(v.Seq, ordinal))
+	if b == nil {
+		return nil, fmt.Errorf("%w: chunk %s", ErrNotFound, ChunkID(v.ID, ordinal))
+	}
+	c, err := decodeChunk(b)
+	if err != nil {
+		return nil, fmt.Errorf("chunk %s: %w", ChunkID(v.ID, ordinal), err)
+	}
+	if c.Version != v.ID || c.Ordinal != ordinal {
+		return nil, fmt.Errorf("%w: chunk key %s holds chunk %s", ErrCorrupt, ChunkID(v.ID, ordinal), c.ID())
+	}
+	return c, nil
+}
+
+// ForEachDocument calls fn for every document in id order.
+func (t *Tx) ForEachDocument(fn func(*Document) error) error {
+	return t.tx.Bucket(bucketDocs).ForEach(func(k, v []byte) error {
+		doc, err := decodeDocument(v)
+		if err != nil {
+			return fmt.Errorf("document %q: %w", k, err)
+		}
+		return fn(doc)
+	})
+}
+
+// ForEachVersion calls fn for every version header, tombstones included, in id order.
+func (t *Tx) ForEachVersion(fn func(*Version) error) error {
+	return t.tx.Bucket(bucketVersions).ForEach(func(k, v []byte) error {
+		ver, err := decodeVersion(v)
+		if err != nil {
+			return fmt.Errorf("version %s: %w", k, err)
+		}
+		return fn(ver)
+	})
+}
+
+// ForEachChunk calls fn for every chunk of a version in ordinal order.
+func (t *Tx) ForEachChunk(v *Version, fn func(*Chunk) error) error {
+	if v.Status == StatusDeleted {
+		return deletedErr(v)
+	}
+	prefix := seqKey(v.Seq)
+	c := t.tx.Bucket(bucketChunks).Cursor()
+	for k, b := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, b = c.Next() {
+		ch, err := decodeChunk(b)
+		if err != nil {
+			return fmt.Errorf("chunk %s-%d: %w", v.ID, binary.BigEndian.Uint32(k[8:]), err)
+		}
+		if err := fn(ch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ForEachQuarantined calls fn for every quarantined chunk of the store, in
+// version-sequence then ordinal order, with the chunk's version.
+func (t *Tx) ForEachQuarantined(fn func(*Version, *Chunk) error) error {
+	var ver *Version
+	var seq uint64
+	chunks := t.tx.Bucket(bucketChunks)
+	return t.tx.Bucket(bucketQuarantine).ForEach(func(k, _ []byte) error {
+		if len(k) != 12 {
+			return fmt.Errorf("%w: quarantine key of %d bytes", ErrCorrupt, len(k))
+		}
+		b := chunks.Get(k)
+		if b == nil {
+			return fmt.Errorf("%w: quarantine index names a missing chunk", ErrCorrupt)
+		}
+		ch, err := decodeChunk(b)
+		if err != nil {
+			return err
+		}
+		if s := binary.BigEndian.Uint64(k); ver == nil || s != seq {
+			if ver, err = t.Version(ch.Version); err != nil {
+				return err
+			}
+			seq = s
+		}
+		return fn(ver, ch)
+	})
+}
+
+// ForEachFailure calls fn for every recorded failed ingest.
+func (t *Tx) ForEachFailure(fn func(*Failure) error) error {
+	return t.tx.Bucket(bucketFailures).ForEach(func(k, v []byte) error {
+		var f Failure
+		if err := json.Unmarshal(v, &f); err != nil {
+			return fmt.Errorf("%w: failure record %q: %v", ErrCorrupt, k, err)
+		}
+		return fn(&f)
+	})
+}

@@ -1,0 +1,322 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+	"time"
+)
+
+// Records are encoded in a small binary form rather than JSON: resolving a
+// chunk decodes three records, and JSON would cost more than the bbolt reads.
+// Every record starts with a one-byte record version.
+
+const recordV1 = 1
+
+type encoder struct{ b []byte }
+
+func (e *encoder) uint(v uint64)    { e.b = binary.AppendUvarint(e.b, v) }
+func (e *encoder) int(v int)        { e.b = binary.AppendVarint(e.b, int64(v)) }
+func (e *encoder) str(s string)     { e.uint(uint64(len(s))); e.b = append(e.b, s...) }
+func (e *encoder) id(id ID)         { e.b = append(e.b, id[:]...) }
+func (e *encoder) time(t time.Time) { e.b = binary.AppendVarint(e.b, t.UnixNano()) }
+func (e *encoder) bool(v bool) {
+	if v {
+		e.b = append(e.b, 1)
+	} else {
+		e.b = append(e.b, 0)
+	}
+}
+func (e *encoder) strs(ss []string) {
+	e.uint(uint64(len(ss)))
+	for _, s := range ss {
+		e.str(s)
+	}
+}
+func (e *encoder) ints(vs []int) {
+	e.uint(uint64(len(vs)))
+	prev := 0
+	for _, v := range vs {
+		e.int(v - prev) // deltas keep ascending offsets small
+		prev = v
+	}
+}
+
+// decoder reads what encoder wrote. The first error sticks and every later
+// read returns a zero value, so decode functions check err once at the end.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) fail(what string) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: truncated or malformed record (%s)", ErrCorrupt, what)
+	}
+	d.b = nil
+}
+
+func (d *decoder) uint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail("uvarint")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) int() int {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail("varint")
+		return 0
+	}
+	d.b = d.b[n:]
+	return int(v)
+}
+
+func (d *decoder) count() int {
+	n := d.uint()
+	if n > uint64(len(d.b)) { // every element takes at least one byte
+		d.fail("count")
+		return 0
+	}
+	return int(n)
+}
+
+func (d *decoder) str() string {
+	n := d.uint()
+	if n > uint64(len(d.b)) {
+		d.fail("string")
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}
+
+func (d *decoder) id() ID {
+	var id ID
+	if len(d.b) < len(id) {
+		d.fail("hash")
+		return id
+	}
+	copy(id[:], d.b)
+	d.b = d.b[len(id):]
+	return id
+}
+
+func (d *decoder) bool() bool {
+	if len(d.b) < 1 {
+		d.fail("bool")
+		return false
+	}
+	v := d.b[0] != 0
+	d.b = d.b[1:]
+	return v
+}
+
+func (d *decoder) time() time.Time {
+	ns := d.int()
+	if ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, int64(ns)).UTC()
+}
+
+func (d *decoder) strs() []string {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	ss := make([]string, n)
+	for i := range ss {
+		ss[i] = d.str()
+	}
+	return ss
+}
+
+func (d *decoder) ints() []int {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	vs := make([]int, n)
+	prev := 0
+	for i := range vs {
+		prev += d.int()
+		vs[i] = prev
+	}
+	return vs
+}
+
+func (d *decoder) version(what string) {
+	if len(d.b) == 0 || d.b[0] != recordV1 {
+		d.fail(what + " record version")
+		return
+	}
+	d.b = d.b[1:]
+}
+
+func (d *decoder) done(what string) error {
+	if d.err == nil && len(d.b) != 0 {
+		d.fail(what + ": trailing bytes")
+	}
+	return d.err
+}
+
+func encodeDocument(doc *Document) []byte {
+	e := encoder{b: []byte{recordV1}}
+	e.str(doc.ID)
+	e.str(doc.Current)
+	e.strs(doc.Versions)
+	e.strs(doc.ACL)
+	e.bool(doc.Deleted)
+	e.time(doc.Updated)
+	return e.b
+}
+
+func decodeDocument(b []byte) (*Document, error) {
+	d := decoder{b: b}
+	d.version("document")
+	doc := &Document{
+		ID:       d.str(),
+		Current:  d.str(),
+		Versions: d.strs(),
+		ACL:      d.strs(),
+		Deleted:  d.bool(),
+		Updated:  d.time(),
+	}
+	return doc, d.done("document")
+}
+
+func encodeVersion(v *Version) []byte {
+	e := encoder{b: []byte{recordV1}}
+	e.str(v.ID)
+	e.uint(v.Seq)
+	e.str(v.DocumentID)
+	e.id(v.SourceHash)
+	e.id(v.TextHash)
+	e.str(v.Fingerprint)
+	e.str(v.MediaType)
+	e.str(v.SourceURL)
+	e.str(v.SourcePath)
+	e.int(int(v.SourceBytes))
+	e.int(v.TextLen)
+	e.int(v.TextBytes)
+	e.int(v.Pages)
+	e.int(v.Chunks)
+	e.int(v.Quarantined)
+	e.time(v.Created)
+	e.str(string(v.Status))
+	e.time(v.Deleted)
+	return e.b
+}
+
+func decodeVersion(b []byte) (*Version, error) {
+	d := decoder{b: b}
+	d.version("version")
+	v := &Version{
+		ID:          d.str(),
+		Seq:         d.uint(),
+		DocumentID:  d.str(),
+		SourceHash:  d.id(),
+		TextHash:    d.id(),
+		Fingerprint: d.str(),
+		MediaType:   d.str(),
+		SourceURL:   d.str(),
+		SourcePath:  d.str(),
+		SourceBytes: int64(d.int()),
+		TextLen:     d.int(),
+		TextBytes:   d.int(),
+		Pages:       d.int(),
+		Chunks:      d.int(),
+		Quarantined: d.int(),
+		Created:     d.time(),
+		Status:      Status(d.str()),
+		Deleted:     d.time(),
+	}
+	return v, d.done("version")
+}
+
+func encodeLayout(l *Layout) []byte {
+	e := encoder{b: []byte{recordV1}}
+	e.ints(l.PageStarts)
+	e.strs(l.PageLabels)
+	e.uint(uint64(len(l.Sections)))
+	for _, s := range l.Sections {
+		e.int(s.Start)
+		e.int(s.End)
+		e.strs(s.Path)
+	}
+	e.uint(uint64(len(l.LowConfidence)))
+	for _, f := range l.LowConfidence {
+		e.int(f.Page)
+		e.str(f.Reason)
+	}
+	return e.b
+}
+
+func decodeLayout(b []byte) (*Layout, error) {
+	d := decoder{b: b}
+	d.version("layout")
+	l := &Layout{PageStarts: d.ints(), PageLabels: d.strs()}
+	if n := d.count(); n > 0 {
+		l.Sections = make([]Section, n)
+		for i := range l.Sections {
+			l.Sections[i] = Section{Start: d.int(), End: d.int(), Path: d.strs()}
+		}
+	}
+	if n := d.count(); n > 0 {
+		l.LowConfidence = make([]PageFlag, n)
+		for i := range l.LowConfidence {
+			l.LowConfidence[i] = PageFlag{Page: d.int(), Reason: d.str()}
+		}
+	}
+	return l, d.done("layout")
+}
+
+func encodeChunk(c *Chunk) []byte {
+	e := encoder{b: make([]byte, 0, 96)}
+	e.b = append(e.b, recordV1)
+	e.str(c.Version)
+	e.uint(uint64(c.Ordinal))
+	e.int(c.Start)
+	e.int(c.End - c.Start)
+	e.int(c.Page)
+	e.int(c.PageEnd - c.Page)
+	e.str(c.PageLabel)
+	e.strs(c.SectionPath)
+	e.id(c.SpanHash)
+	e.str(c.ExternalID)
+	q := c.Quarantine
+	e.bool(q != nil)
+	if q != nil {
+		e.str(q.Reason)
+		e.str(q.Want)
+		e.str(q.Got)
+		e.int(q.ClaimedStart)
+		e.int(q.ClaimedEnd)
+		e.str(q.ClaimedText)
+	}
+	return e.b
+}
+
+func decodeChunk(b []byte) (*Chunk, error) {
+	d := decoder{b: b}
+	d.version("chunk")
+	c := &Chunk{Version: d.str(), Ordinal: uint32(d.uint())}
+	c.Start = d.int()
+	c.End = c.Start + d.int()
+	c.Page = d.int()
+	c.PageEnd = c.Page + d.int()
+	c.PageLabel = d.str()
+	c.SectionPath = d.strs()
+	c.SpanHash = d.id()
+	c.ExternalID = d.str()
+	if d.bool() {
+		c.Quarantine = &Quarantine{Reason: d.str(), Want: d.str(), Got: d.str(),
+			ClaimedStart: d.int(), ClaimedEnd: d.int(), ClaimedText: d.str()}
+	}
+	return c, d.done("chunk")
+}

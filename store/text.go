@@ -1,0 +1,150 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+	"unicode/utf8"
+)
+
+// cpStride is the number of code points between two entries of a text's
+// code-point index. Converting an offset scans at most cpStride-1 runes.
+const cpStride = 128
+
+// Text is a canonical text with a code-point index, so that converting a
+// code-point offset to a byte offset costs one index lookup and a short scan
+// instead of a scan of the whole text.
+type Text struct {
+	b []byte
+	n int // length in code points
+	// index holds, big-endian in 4 bytes each, the byte offset of every
+	// cpStride-th code point; nil for ASCII text. It stays in its stored form
+	// so loading a text costs nothing.
+	index []byte
+}
+
+func (t Text) entry(i int) int { return int(binary.BigEndian.Uint32(t.index[4*i:])) }
+
+// advance returns the byte offset k runes after byte offset i, stopping at
+// the end of the text.
+func (t Text) advance(i, k int) int {
+	for ; k > 0 && i < len(t.b); k-- {
+		if t.b[i] < utf8.RuneSelf {
+			i++
+		} else {
+			_, size := utf8.DecodeRune(t.b[i:])
+			i += size
+		}
+	}
+	return i
+}
+
+// NewText indexes b, which must be valid UTF-8. The Text refers to b.
+func NewText(b []byte) Text {
+	n := utf8.RuneCount(b)
+	t := Text{b: b, n: n}
+	if n == len(b) {
+		return t // ASCII: code point offsets are byte offsets
+	}
+	t.index = make([]byte, 0, 4*(n/cpStride+1))
+	cp := 0
+	for i := 0; i < len(b); {
+		if cp%cpStride == 0 {
+			t.index = binary.BigEndian.AppendUint32(t.index, uint32(i))
+		}
+		if b[i] < utf8.RuneSelf {
+			i++
+		} else {
+			_, size := utf8.DecodeRune(b[i:])
+			i += size
+		}
+		cp++
+	}
+	return t
+}
+
+// Bytes returns the UTF-8 bytes of the text.
+func (t Text) Bytes() []byte { return t.b }
+
+// Len returns the length in code points.
+func (t Text) Len() int { return t.n }
+
+// ByteOffset converts a code-point offset in [0, Len()] to a byte offset.
+func (t Text) ByteOffset(cp int) int {
+	if t.index == nil || cp >= t.n {
+		if cp >= t.n {
+			return len(t.b)
+		}
+		return cp
+	}
+	return t.advance(min(t.entry(cp/cpStride), len(t.b)), cp%cpStride)
+}
+
+// CodePoint converts a byte offset that falls on a rune boundary to a
+// code-point offset.
+func (t Text) CodePoint(off int) int {
+	if t.index == nil {
+		return off
+	}
+	// Find the last index entry at or before off.
+	lo, hi := 0, len(t.index)/4
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if t.entry(m) <= off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	k := max(lo-1, 0)
+	return k*cpStride + utf8.RuneCount(t.b[min(t.entry(k), off):off])
+}
+
+// Slice returns the bytes of the half-open code-point range [start, end).
+func (t Text) Slice(start, end int) ([]byte, error) {
+	if start < 0 || end < start || end > t.n {
+		return nil, fmt.Errorf("%w: [%d, %d) of a %d-code-point text", ErrRange, start, end, t.n)
+	}
+	bs := t.ByteOffset(start)
+	be := bs
+	if end > start {
+		if t.index == nil {
+			be = end
+		} else if end-start < cpStride {
+			// Short span: scan forward from start rather than from an index entry.
+			be = t.advance(bs, end-start)
+		} else {
+			be = t.ByteOffset(end)
+		}
+	}
+	return t.b[bs:be], nil
+}
+
+// encodeIndex serializes the code-point index for storage.
+func (t Text) encodeIndex() []byte {
+	out := make([]byte, 8, 8+len(t.index))
+	binary.BigEndian.PutUint64(out, uint64(t.n))
+	return append(out, t.index...)
+}
+
+// loadText rebuilds a Text from stored bytes and a stored index without
+// scanning or copying either. A damaged index gives wrong offsets, never a
+// panic; callers verify what they slice against its recorded hash.
+func loadText(b, idx []byte) (Text, error) {
+	if len(idx) < 8 || (len(idx)-8)%4 != 0 {
+		return Text{}, fmt.Errorf("%w: code-point index of %d bytes", ErrCorrupt, len(idx))
+	}
+	n := int(binary.BigEndian.Uint64(idx))
+	entries := (len(idx) - 8) / 4
+	t := Text{b: b, n: n}
+	if entries == 0 {
+		if n != len(b) {
+			return Text{}, fmt.Errorf("%w: text of %d bytes has no index but claims %d code points", ErrCorrupt, len(b), n)
+		}
+		return t, nil
+	}
+	if entries != (n+cpStride-1)/cpStride {
+		return Text{}, fmt.Errorf("%w: code-point index has %d entries for %d code points", ErrCorrupt, entries, n)
+	}
+	t.index = idx[8:]
+	return t, nil
+}

@@ -1,0 +1,303 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// NewVersion is everything written for one version, in one transaction.
+type NewVersion struct {
+	// Version header. ID, DocumentID, hashes, Fingerprint, MediaType and the
+	// sizes are set by the caller; Seq, Status and Created are set here.
+	Version Version
+	Text    Text
+	Layout  Layout
+	// Chunks in ordinal order; Ordinal must equal the index. Quarantined
+	// chunks are stored too, so that resolving them answers "quarantined".
+	Chunks []Chunk
+	// ACL replaces the document's access list when non-nil.
+	ACL []string
+}
+
+// PutStatus says what PutVersions did with a version.
+type PutStatus string
+
+// Put outcomes.
+const (
+	PutIngested  PutStatus = "ingested"  // written as a new current version
+	PutUnchanged PutStatus = "unchanged" // already current: nothing written
+	PutRestored  PutStatus = "restored"  // already stored but superseded: made current again
+)
+
+// PutResult reports the outcome for one NewVersion.
+type PutResult struct {
+	Status     PutStatus
+	Version    string
+	Superseded string // the version that was current before, if any
+}
+
+// PutVersion writes one version in its own transaction.
+func (db *DB) PutVersion(nv *NewVersion) (PutResult, error) {
+	res, err := db.PutVersions([]*NewVersion{nv})
+	if err != nil {
+		return PutResult{}, err
+	}
+	return res[0], nil
+}
+
+// PutVersions writes several versions in one transaction (a group commit):
+// all of them are written, or none. A version already current is left
+// untouched; changed bytes make the new version current and the old one
+// superseded.
+func (db *DB) PutVersions(nvs []*NewVersion) ([]PutResult, error) {
+	results := make([]PutResult, len(nvs))
+	err := db.update(func(tx *bolt.Tx) error {
+		w := writer{tx: tx, now: time.Now().UTC()}
+		for i, nv := range nvs {
+			r, err := w.put(nv)
+			if err != nil {
+				return fmt.Errorf("%s: %w", nv.Version.SourcePath, err)
+			}
+			results[i] = r
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+type writer struct {
+	tx  *bolt.Tx
+	now time.Time
+}
+
+func (w *writer) getDoc(id string) (*Document, error) {
+	b := w.tx.Bucket(bucketDocs).Get([]byte(id))
+	if b == nil {
+		return nil, nil
+	}
+	return decodeDocument(b)
+}
+
+func (w *writer) putDoc(doc *Document) error {
+	doc.Updated = w.now
+	return w.tx.Bucket(bucketDocs).Put([]byte(doc.ID), encodeDocument(doc))
+}
+
+func (w *writer) getVersion(id string) (*Version, error) {
+	b := w.tx.Bucket(bucketVersions).Get([]byte(id))
+	if b == nil {
+		return nil, nil
+	}
+	return decodeVersion(b)
+}
+
+func (w *writer) putVersion(v *Version) error {
+	return w.tx.Bucket(bucketVersions).Put([]byte(v.ID), encodeVersion(v))
+}
+
+func (w *writer) put(nv *NewVersion) (PutResult, error) {
+	v := nv.Version
+	if !ValidVersionID(v.ID) || v.DocumentID == "" {
+		return PutResult{}, fmt.Errorf("store: invalid version %q of document %q", v.ID, v.DocumentID)
+	}
+	if v.TextBytes != len(nv.Text.Bytes()) || v.TextLen != nv.Text.Len() {
+		return PutResult{}, fmt.Errorf("store: version %s: text sizes do not match its header", v.ID)
+	}
+	for i := range nv.Chunks {
+		if c := &nv.Chunks[i]; c.Ordinal != uint32(i) || c.Version != v.ID {
+			return PutResult{}, fmt.Errorf("store: version %s: chunk %d is numbered %s", v.ID, i, c.ID())
+		}
+	}
+	doc, err := w.getDoc(v.DocumentID)
+	if err != nil {
+		return PutResult{}, err
+	}
+	if doc == nil {
+		doc = &Document{ID: v.DocumentID}
+	}
+	docChanged := nv.ACL != nil && !slices.Equal(nv.ACL, doc.ACL)
+	if nv.ACL != nil {
+		doc.ACL = slices.Clone(nv.ACL)
+	}
+	res := PutResult{Version: v.ID}
+	old, err := w.getVersion(v.ID)
+	if err != nil {
+		return PutResult{}, err
+	}
+	switch {
+	case old != nil && old.DocumentID != v.DocumentID:
+		return PutResult{}, fmt.Errorf("%w: version %s belongs to %q, not %q", ErrCorrupt, v.ID, old.DocumentID, v.DocumentID)
+	case old != nil && old.Status == StatusCurrent:
+		res.Status = PutUnchanged
+		if docChanged {
+			return res, w.putDoc(doc)
+		}
+		return res, nil
+	case old != nil && old.Status == StatusSuperseded:
+		// The source went back to older bytes: that version is current again.
+		res.Status = PutRestored
+		old.Status = StatusCurrent
+		if err := w.putVersion(old); err != nil {
+			return PutResult{}, err
+		}
+	default:
+		// New, or a tombstone written again: store the content afresh.
+		res.Status = PutIngested
+		if old != nil {
+			v.Seq = old.Seq
+		} else if v.Seq, err = w.tx.Bucket(bucketVersions).NextSequence(); err != nil {
+			return PutResult{}, err
+		}
+		v.Status = StatusCurrent
+		v.Created = w.now
+		v.Deleted = time.Time{}
+		if err := w.putContent(&v, nv); err != nil {
+			return PutResult{}, err
+		}
+	}
+	if doc.Current != "" && doc.Current != v.ID {
+		prev, err := w.getVersion(doc.Current)
+		if err != nil {
+			return PutResult{}, err
+		}
+		if prev != nil && prev.Status == StatusCurrent {
+			prev.Status = StatusSuperseded
+			if err := w.putVersion(prev); err != nil {
+				return PutResult{}, err
+			}
+			res.Superseded = prev.ID
+		}
+	}
+	doc.Current = v.ID
+	doc.Deleted = false
+	if !slices.Contains(doc.Versions, v.ID) {
+		doc.Versions = append(doc.Versions, v.ID)
+	}
+	if err := w.putDoc(doc); err != nil {
+		return PutResult{}, err
+	}
+	return res, w.tx.Bucket(bucketFailures).Delete([]byte(v.DocumentID))
+}
+
+func (w *writer) putContent(v *Version, nv *NewVersion) error {
+	k := seqKey(v.Seq)
+	if err := w.tx.Bucket(bucketTexts).Put(k, nv.Text.Bytes()); err != nil {
+		return err
+	}
+	if err := w.tx.Bucket(bucketCPIndex).Put(k, nv.Text.encodeIndex()); err != nil {
+		return err
+	}
+	if err := w.tx.Bucket(bucketLayouts).Put(k, encodeLayout(&nv.Layout)); err != nil {
+		return err
+	}
+	chunks := w.tx.Bucket(bucketChunks)
+	quarantine := w.tx.Bucket(bucketQuarantine)
+	// Keys ascend, so bbolt fills pages to the brim instead of splitting them.
+	chunks.FillPercent = 1.0
+	quarantine.FillPercent = 1.0
+	v.Chunks, v.Quarantined = len(nv.Chunks), 0
+	for i := range nv.Chunks {
+		c := &nv.Chunks[i]
+		ck := chunkKey(v.Seq, c.Ordinal)
+		if err := chunks.Put(ck, encodeChunk(c)); err != nil {
+			return err
+		}
+		if c.Quarantine != nil {
+			v.Quarantined++
+			if err := quarantine.Put(ck, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return w.putVersion(v)
+}
+
+// Delete tombstones a document (version "") or one version of it. Text,
+// layout and chunks of the deleted versions are removed; their headers stay
+// with status deleted, so resolving them answers "deleted". Deleting the
+// current version leaves the document with no current version: an older
+// version is never promoted silently.
+func (db *DB) Delete(documentID, version string) (deleted []string, err error) {
+	err = db.update(func(tx *bolt.Tx) error {
+		w := writer{tx: tx, now: time.Now().UTC()}
+		doc, err := w.getDoc(documentID)
+		if err != nil {
+			return err
+		}
+		if doc == nil {
+			return fmt.Errorf("%w: document %q", ErrNotFound, documentID)
+		}
+		targets := doc.Versions
+		if version != "" {
+			if !slices.Contains(doc.Versions, version) {
+				return fmt.Errorf("%w: version %q of document %q", ErrNotFound, version, documentID)
+			}
+			targets = []string{version}
+		}
+		for _, id := range targets {
+			v, err := w.getVersion(id)
+			if err != nil {
+				return err
+			}
+			if v == nil || v.Status == StatusDeleted {
+				continue
+			}
+			if err := w.removeContent(v); err != nil {
+				return err
+			}
+			v.Status = StatusDeleted
+			v.Deleted = w.now
+			if err := w.putVersion(v); err != nil {
+				return err
+			}
+			deleted = append(deleted, id)
+			if doc.Current == id {
+				doc.Current = ""
+			}
+		}
+		if version == "" {
+			doc.Deleted = true
+		}
+		return w.putDoc(doc)
+	})
+	return deleted, err
+}
+
+func (w *writer) removeContent(v *Version) error {
+	k := seqKey(v.Seq)
+	for _, b := range [][]byte{bucketTexts, bucketCPIndex, bucketLayouts} {
+		if err := w.tx.Bucket(b).Delete(k); err != nil {
+			return err
+		}
+	}
+	for _, name := range [][]byte{bucketChunks, bucketQuarantine} {
+		c := w.tx.Bucket(name).Cursor()
+		for ck, _ := c.Seek(k); ck != nil && len(ck) == 12 && string(ck[:8]) == string(k); ck, _ = c.Seek(k) {
+			if err := c.Delete(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// PutFailure records a source that could not be ingested. The record stays
+// until a later ingest of the same document succeeds.
+func (db *DB) PutFailure(f *Failure) error {
+	b, err := json.Marshal(f)
+	if err != nil {
+		return err
+	}
+	key := f.DocumentID
+	if key == "" {
+		key = f.Path
+	}
+	return db.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketFailures).Put([]byte(key), b) })
+}
