@@ -1,0 +1,52 @@
+# evidence: make targets a newcomer can guess.
+GO      ?= go
+BIN     := bin/evidence
+DEMO_DB := demo.db
+PKGS    := ./...
+
+.PHONY: all build test lint fuzz bench demo run clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/evidence
+
+## test: unit, golden, CLI and script tests (uses ../shared/corpus when present)
+test:
+	$(GO) test -count=1 $(PKGS)
+
+## lint: gofmt, go vet and staticcheck (pinned in go.mod's tool block)
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+	$(GO) tool staticcheck $(PKGS)
+
+## fuzz: a short run of every fuzz target (FUZZTIME=30s to go longer)
+FUZZTIME ?= 15s
+fuzz:
+	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$t"; $(GO) test -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) $$pkg; \
+	  done; done
+
+## bench: Go benchmarks; BENCHCOUNT=6 and benchstat for comparisons
+BENCHCOUNT ?= 1
+BENCHTIME  ?= 1s
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem -count=$(BENCHCOUNT) -benchtime=$(BENCHTIME) $(PKGS) | tee bench.txt
+	$(GO) tool benchstat bench.txt
+
+## demo: build, ingest the sample corpus into demo.db, summarize and resolve a chunk
+demo: build
+	@rm -f $(DEMO_DB)
+	$(BIN) --db $(DEMO_DB) ingest corpus/sample
+	$(BIN) --db $(DEMO_DB) docs
+	@echo; echo "== resolve the first chunk of the expense policy"
+	$(BIN) --db $(DEMO_DB) resolve $$($(BIN) --db $(DEMO_DB) chunks expense-policy.md | head -1 | sed 's/.*"chunk_id":"\([^"]*\)".*/\1/')
+	@echo; $(BIN) --db $(DEMO_DB) audit
+
+run: demo
+
+clean:
+	rm -rf bin $(DEMO_DB) bench.txt

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+)
+
+func newDeleteCommand(o *options) *cobra.Command {
+	var version string
+	cmd := &cobra.Command{
+		Use:   "delete DOC_ID",
+		Short: "Delete a document or one version, leaving a tombstone",
+		Long: `delete removes the text and chunks of a document's versions (or of --version only) and leaves a
+tombstone: resolving them answers deleted, never not_found. Deleting the current version leaves the
+document with no current version; an older version is never promoted silently.`,
+		Args: argsBetween(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			db, err := o.openStore(false)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			deleted, err := db.Delete(args[0], version)
+			if err != nil {
+				return err
+			}
+			if o.json {
+				return o.emit(map[string]any{"document_id": args[0], "deleted_versions": nonNil(deleted)})
+			}
+			for _, v := range deleted {
+				o.printf("deleted %s %s\n", args[0], v)
+			}
+			if len(deleted) == 0 {
+				o.printf("nothing to delete: %s is already a tombstone\n", args[0])
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&version, "version", "", "delete only this version")
+	return cmd
+}

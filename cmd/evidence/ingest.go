@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/evidence-rag/evidence/ingest"
+)
+
+func newIngestCommand(o *options) *cobra.Command {
+	var (
+		opts ingest.Options
+		acl  string
+	)
+	cmd := &cobra.Command{
+		Use:   "ingest PATH...",
+		Short: "Ingest files and directories (.txt, .md, .html) as immutable document versions",
+		Long: `Ingest extracts canonical text from each file, chunks it, validates every chunk against the
+stored text and writes each document version in one transaction. Directories are walked recursively
+(hidden entries skipped); a document's id is its path relative to the directory given, or the file name.
+
+Same bytes and settings again: nothing is written (status unchanged). Changed bytes: a new current
+version; the old one stays resolvable as superseded. A file that fails is reported and recorded,
+and the batch goes on; the exit code is then 3.`,
+		Args: argsBetween(1, -1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("acl") {
+				opts.ACL = splitList(acl)
+			}
+			db, err := o.openStore(false)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			start := time.Now()
+			if f, ok := o.stderr.(*os.File); ok && !o.json && term.IsTerminal(int(f.Fd())) {
+				opts.Progress = progressBar(o)
+			}
+			sum, err := ingest.Run(context.Background(), db, args, opts)
+			if err != nil {
+				if errors.Is(err, ingest.ErrOptions) {
+					return usageError{err}
+				}
+				return err
+			}
+			if o.json {
+				if err := o.emit(sum); err != nil {
+					return err
+				}
+			} else {
+				printSummary(o, sum, time.Since(start))
+			}
+			if sum.Failed > 0 {
+				return &exitStatus{code: exitPartial, msg: fmt.Sprintf("%d of %d files failed", sum.Failed, len(sum.Results))}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.ID, "id", "", "document id (only with a single file; default: path relative to the ingest root)")
+	f.StringVar(&opts.URL, "url", "", "source URL of the file, or base URL for a directory (default: file:// URL of the path)")
+	f.StringVar(&acl, "acl", "", "comma-separated principals allowed to read (default: keep the stored list; empty list: everyone)")
+	f.IntVar(&opts.Chunk.Size, "chunk-size", ingest.DefaultChunkOptions.Size, "target chunk size in code points")
+	f.IntVar(&opts.Chunk.Overlap, "overlap", ingest.DefaultChunkOptions.Overlap, "overlap between consecutive chunks in code points")
+	f.IntVar(&opts.Workers, "workers", 0, "parallel extractors (default: number of CPUs)")
+	f.Int64Var(&opts.MaxBytes, "max-bytes", ingest.DefaultMaxBytes, "largest source file accepted, in bytes")
+	return cmd
+}
+
+func splitList(s string) []string {
+	out := []string{}
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func printSummary(o *options, sum *ingest.Summary, took time.Duration) {
+	for _, r := range sum.Results {
+		switch r.Status {
+		case ingest.Failed:
+			fmt.Fprintf(o.stderr, "failed     %s: %s\n", r.Path, r.Error)
+		default:
+			status := r.Status
+			if r.Restored {
+				status = "restored"
+			}
+			o.printf("%-10s %s  %s  %d chunks, %d quarantined, %d pages\n", status, r.DocumentID, r.DocumentVersion, r.Chunks, r.Quarantined, r.Pages)
+		}
+	}
+	mb := float64(sum.SourceBytes) / 1e6
+	o.printf("%d files: %d ingested, %d unchanged, %d failed; %d chunks, %d quarantined; %.1f MB in %s\n",
+		len(sum.Results), sum.Ingested, sum.Unchanged, sum.Failed, sum.Chunks, sum.Quarantined, mb, took.Round(time.Millisecond))
+}
+
+// progressBar draws one status line on a terminal, redrawn at most every 100 ms.
+func progressBar(o *options) func(done, total int, r *ingest.Result) {
+	var last time.Time
+	return func(done, total int, r *ingest.Result) {
+		if done < total && time.Since(last) < 100*time.Millisecond {
+			return
+		}
+		last = time.Now()
+		const width = 30
+		fill := width * done / max(total, 1)
+		name := filepath.Base(r.Path)
+		if len(name) > 40 {
+			name = name[:37] + "..."
+		}
+		fmt.Fprintf(o.stderr, "\r\033[K[%s%s] %d/%d %s", strings.Repeat("=", fill), strings.Repeat(" ", width-fill), done, total, name)
+		if done == total {
+			fmt.Fprint(o.stderr, "\r\033[K")
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/evidence-rag/evidence/store"
+)
+
+// options are the global flags and the output streams, shared by every command.
+type options struct {
+	db     string
+	json   bool
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// openStore opens the store for writing, or read-only for commands that
+// only read (so they work beside a process that holds the write lock).
+func (o *options) openStore(readOnly bool) (*store.DB, error) {
+	if readOnly {
+		if _, err := os.Stat(o.db); errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w: no store at %s (ingest something first, or set --db)", store.ErrNotFound, o.db)
+		}
+	}
+	return store.Open(o.db, &store.Options{ReadOnly: readOnly})
+}
+
+// emit writes v as indented JSON.
+func (o *options) emit(v any) error {
+	enc := json.NewEncoder(o.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func (o *options) printf(format string, args ...any) { fmt.Fprintf(o.stdout, format, args...) }
+
+func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
+	o := &options{stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:   "evidence",
+		Short: "Make RAG citations checkable: ingest documents, resolve and audit the spans citations point at",
+		Long: `evidence extracts canonical text once per immutable document version, records every chunk's
+coordinates (code-point offsets, pages, section path) in a bbolt store, validates each chunk against the
+stored text and quarantines those that do not resolve. Citations are resolved to the exact stored span.
+
+Offsets are half-open ranges of Unicode code points into a version's canonical text.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	def := os.Getenv("EVIDENCE_DB")
+	if def == "" {
+		def = "./evidence.db"
+	}
+	root.PersistentFlags().StringVar(&o.db, "db", def, "store file (env EVIDENCE_DB)")
+	root.PersistentFlags().BoolVar(&o.json, "json", false, "write JSON (field names of DESIGN §2)")
+	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitHelp)
+	root.AddCommand(
+		newIngestCommand(o),
+		newDocsCommand(o),
+		newShowCommand(o),
+		newChunkCommand(o),
+		newChunksCommand(o),
+		newTextCommand(o),
+		newResolveCommand(o),
+		newQuarantineCommand(o),
+		newDeleteCommand(o),
+		newAuditCommand(o),
+	)
+	return root
+}
+
+// argsBetween validates the number of positional arguments as a usage error.
+func argsBetween(min, max int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < min || (max >= 0 && len(args) > max) {
+			switch {
+			case min == max:
+				return usagef("%s takes %d argument(s), got %d", cmd.CommandPath(), min, len(args))
+			case max < 0:
+				return usagef("%s takes at least %d argument(s), got %d", cmd.CommandPath(), min, len(args))
+			}
+			return usagef("%s takes %d to %d arguments, got %d", cmd.CommandPath(), min, max, len(args))
+		}
+		return nil
+	}
+}

@@ -1,0 +1,28 @@
+// Package ingest turns source files into immutable document versions: it
+// extracts the canonical text of a source once per version, cuts it into
+// chunks, validates every chunk's coordinates against that text, and writes
+// the version through package store.
+//
+// Extraction (Extract, ExtractText, ExtractMarkdown, ExtractHTML) yields the
+// canonical text and its layout: page starts and section spans. For plain
+// text and Markdown the canonical text is the source itself after Normalize,
+// with Markdown syntax kept; for HTML it is the visible text. A form feed in
+// plain text is a page break.
+//
+// Invariants:
+//   - Every offset, in Extracted and in what is stored, counts Unicode code
+//     points into the canonical text (not bytes, not UTF-16 units), half-open
+//     where it is a range; page numbers start at 1.
+//   - Canonical text is valid UTF-8 in NFC, with \n line ends and no control
+//     characters other than \n, \t and \f. NormalizeFingerprint and each
+//     extractor's name (Extracted.Extractor) are part of the pipeline
+//     fingerprint, so a change to either output makes new versions.
+//   - Coordinates are computed once, at extraction, and every chunk is
+//     checked against the stored text; a chunk that does not resolve is
+//     quarantined, never served.
+//
+// Caveats: sources must be UTF-8 (an HTML charset declaration is not
+// honoured), and a source that fails extraction is reported as a failed
+// ingest with a reason code (see ExtractError), not skipped silently.
+// HTML elements hidden by CSS count as visible text.
+package ingest

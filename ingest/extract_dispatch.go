@@ -1,0 +1,47 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode"
+)
+
+// Extract extracts the canonical text and layout of a source, choosing the
+// extractor by the extension of path (case-insensitive, see Supported):
+// .txt and .text are plain text, .md and .markdown Markdown, .html, .htm and
+// .xhtml HTML. Every error it returns is an *ExtractError naming path, with
+// the reason code unsupported (any other extension, .pdf included for now),
+// empty (a source, or the text extracted from it, of white space only),
+// binary or invalid_utf8.
+func Extract(path string, src []byte) (*Extracted, error) {
+	k, ok := kindOf(path)
+	if !ok {
+		err := fmt.Errorf("%w %q", ErrUnsupported, filepath.Ext(path))
+		if filepath.Ext(path) == "" {
+			err = fmt.Errorf("%w: no file extension", ErrUnsupported)
+		}
+		return nil, &ExtractError{Path: path, Reason: ReasonUnsupported, Err: err}
+	}
+	if isBlank(src) {
+		return nil, &ExtractError{Path: path, Reason: ReasonEmpty, Err: ErrEmpty}
+	}
+	x, err := k.extract(src)
+	if err != nil {
+		return nil, &ExtractError{Path: path, Reason: reasonOf(err), Err: err}
+	}
+	if strings.TrimFunc(x.Text, isBlankRune) == "" {
+		// e.g. an HTML page whose only content is a script
+		return nil, &ExtractError{Path: path, Reason: ReasonEmpty, Err: fmt.Errorf("%w: no text extracted", ErrEmpty)}
+	}
+	return x, nil
+}
+
+// isBlank reports whether b holds only white space and byte order marks.
+// Invalid UTF-8 is not blank: it is left to the extractor to report.
+func isBlank(b []byte) bool {
+	return len(bytes.TrimFunc(b, isBlankRune)) == 0
+}
+
+func isBlankRune(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' }

@@ -1,0 +1,528 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/evidence-rag/evidence/resolve"
+	"github.com/evidence-rag/evidence/store"
+)
+
+// Store is the part of *store.DB that ingest writes through.
+type Store interface {
+	View(func(*store.Tx) error) error
+	PutVersions([]*store.NewVersion) ([]store.PutResult, error)
+	PutFailure(*store.Failure) error
+}
+
+// Options configure a batch ingest.
+type Options struct {
+	ID       string   // document id; only with a single file
+	URL      string   // source URL of a single file, or base URL a directory's relative paths join
+	ACL      []string // principals allowed to read; nil keeps the stored list
+	Chunk    ChunkOptions
+	Workers  int   // parallel extractors; <= 0 means the number of CPUs
+	MaxBytes int64 // sources larger than this fail with too_large; <= 0 means DefaultMaxBytes
+	// Progress, when set, is called from the writer goroutine after each file.
+	Progress func(done, total int, r *Result)
+}
+
+// Reason codes of batch failures that are not extraction failures.
+const (
+	ReasonDuplicateID = "duplicate_id" // two files of one batch would get the same document id
+	ReasonStore       = "store"        // the store refused the write; nothing of the version was written
+)
+
+// ErrOptions is returned when batch options contradict each other.
+var ErrOptions = errors.New("ingest: invalid options")
+
+// DefaultMaxBytes caps one source file.
+const DefaultMaxBytes = 256 << 20
+
+// Result statuses of one file.
+const (
+	Ingested  = "ingested"
+	Unchanged = "unchanged"
+	Failed    = "failed"
+)
+
+// Result is the outcome for one source file.
+type Result struct {
+	Path            string `json:"path"`
+	DocumentID      string `json:"document_id"`
+	DocumentVersion string `json:"document_version,omitempty"`
+	Status          string `json:"status"` // ingested, unchanged or failed
+	Restored        bool   `json:"restored,omitempty"`
+	Superseded      string `json:"superseded,omitempty"` // the version this one replaced as current
+	MediaType       string `json:"media_type,omitempty"`
+	Chunks          int    `json:"chunks"`
+	Quarantined     int    `json:"quarantined"`
+	Pages           int    `json:"pages"`
+	SourceBytes     int64  `json:"source_bytes"`
+	Reason          string `json:"reason,omitempty"` // failure reason code
+	Error           string `json:"error,omitempty"`
+}
+
+// Summary totals a batch.
+type Summary struct {
+	Results     []*Result `json:"files"`
+	Ingested    int       `json:"ingested"`
+	Unchanged   int       `json:"unchanged"`
+	Failed      int       `json:"failed"`
+	Chunks      int       `json:"chunks"`
+	Quarantined int       `json:"quarantined"`
+	SourceBytes int64     `json:"source_bytes"`
+}
+
+// source is one file to ingest and the document id it gets.
+type source struct {
+	path, id, url string
+}
+
+// Fingerprint returns the pipeline fingerprint for an extractor and chunk
+// settings: everything that, changed, must change the version id.
+func Fingerprint(extractor string, opts ChunkOptions) string {
+	return "evidence/1;" + NormalizeFingerprint + ";" + extractor + ";" + ChunkerVersion +
+		":size=" + strconv.Itoa(opts.Size) + ",overlap=" + strconv.Itoa(opts.Overlap)
+}
+
+// Run ingests the files and directories in paths (directories recursively,
+// hidden entries skipped) with opts.Workers extractors and one writer. It
+// goes on past files that fail and reports each; err is set only when the
+// batch could not run at all (bad options, a store that fails to write).
+func Run(ctx context.Context, db Store, paths []string, opts Options) (*Summary, error) {
+	if opts.Chunk.Size <= 0 {
+		opts.Chunk = DefaultChunkOptions
+	}
+	if opts.Chunk.Overlap < 0 || opts.Chunk.Overlap >= opts.Chunk.Size {
+		return nil, fmt.Errorf("%w: overlap %d must be at least 0 and less than the chunk size %d", ErrOptions, opts.Chunk.Overlap, opts.Chunk.Size)
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.NumCPU()
+	}
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = DefaultMaxBytes
+	}
+	sources, failed, err := collect(paths, opts)
+	if err != nil {
+		return nil, err
+	}
+	total := len(sources) + len(failed)
+	sum := &Summary{}
+	done := 0
+	report := func(r *Result) {
+		sum.Results = append(sum.Results, r)
+		done++
+		if opts.Progress != nil {
+			opts.Progress(done, total, r)
+		}
+	}
+	for _, r := range failed {
+		report(r)
+	}
+
+	jobs := make(chan source)
+	prepared := make(chan *prepared, opts.Workers)
+	var wg sync.WaitGroup
+	for range opts.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for s := range jobs {
+				prepared <- prepare(db, s, opts)
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for _, s := range sources {
+			select {
+			case jobs <- s:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(prepared) }()
+
+	write(db, prepared, report)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sort.Slice(sum.Results, func(i, j int) bool { return sum.Results[i].Path < sum.Results[j].Path })
+	for _, r := range sum.Results {
+		switch r.Status {
+		case Ingested:
+			sum.Ingested++
+		case Unchanged:
+			sum.Unchanged++
+		case Failed:
+			sum.Failed++
+		}
+		sum.Chunks += r.Chunks
+		sum.Quarantined += r.Quarantined
+		sum.SourceBytes += r.SourceBytes
+	}
+	return sum, nil
+}
+
+// collect expands paths into sources with their document ids. Inputs that
+// cannot be walked become failed results; duplicate ids fail the later file.
+func collect(paths []string, opts Options) ([]source, []*Result, error) {
+	var sources []source
+	var failed []*Result
+	fail := func(p, id, reason string, err error) {
+		failed = append(failed, &Result{Path: p, DocumentID: id, Status: Failed, Reason: reason, Error: err.Error()})
+	}
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			fail(p, "", ReasonUnreadable, err)
+			continue
+		}
+		if !fi.IsDir() {
+			if !Supported(p) {
+				fail(p, "", ReasonUnsupported, &ExtractError{Path: p, Reason: ReasonUnsupported, Err: ErrUnsupported})
+				continue
+			}
+			sources = append(sources, source{path: p, id: filepath.ToSlash(filepath.Base(p)), url: opts.URL})
+			continue
+		}
+		err = filepath.WalkDir(p, func(fp string, d fs.DirEntry, err error) error {
+			if err != nil {
+				fail(fp, "", ReasonUnreadable, err)
+				return nil
+			}
+			if fp != p && strings.HasPrefix(d.Name(), ".") {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.IsDir() || !d.Type().IsRegular() || !Supported(fp) {
+				return nil
+			}
+			rel, err := filepath.Rel(p, fp)
+			if err != nil {
+				return err
+			}
+			rel = filepath.ToSlash(rel)
+			u := ""
+			if opts.URL != "" {
+				u = strings.TrimSuffix(opts.URL, "/") + "/" + (&url.URL{Path: rel}).EscapedPath()
+			}
+			sources = append(sources, source{path: fp, id: rel, url: u})
+			return nil
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("ingest: walk %s: %w", p, err)
+		}
+	}
+	if opts.ID != "" {
+		if len(sources)+len(failed) != 1 {
+			return nil, nil, fmt.Errorf("%w: --id names one document, but %d files were given", ErrOptions, len(sources)+len(failed))
+		}
+		for i := range sources {
+			sources[i].id = opts.ID
+		}
+	}
+	seen := map[string]string{}
+	kept := sources[:0]
+	for _, s := range sources {
+		if prev, dup := seen[s.id]; dup {
+			fail(s.path, s.id, ReasonDuplicateID, fmt.Errorf("ingest: %s: document id %q is also given to %s in this batch", s.path, s.id, prev))
+			continue
+		}
+		seen[s.id] = s.path
+		if s.url == "" {
+			if abs, err := filepath.Abs(s.path); err == nil {
+				s.url = (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+			}
+		}
+		kept = append(kept, s)
+	}
+	return kept, failed, nil
+}
+
+// prepared is a source ready for the writer: a new version, or a result
+// that needs no write (unchanged, failed).
+type prepared struct {
+	result  *Result
+	version *store.NewVersion
+}
+
+// prepare reads, hashes, extracts, chunks and validates one source. It runs
+// in a worker and only reads the store.
+func prepare(db Store, s source, opts Options) *prepared {
+	r := &Result{Path: s.path, DocumentID: s.id}
+	p := &prepared{result: r}
+	fail := func(err error) *prepared {
+		r.Status, r.Error = Failed, err.Error()
+		var ee *ExtractError
+		if errors.As(err, &ee) {
+			r.Reason = ee.Reason
+		} else {
+			r.Reason = ReasonUnreadable
+		}
+		return p
+	}
+	src, err := readSource(s.path, opts.MaxBytes)
+	if err != nil {
+		return fail(err)
+	}
+	r.SourceBytes = int64(len(src))
+	sourceHash := store.Hash(src)
+	fingerprint := Fingerprint(ExtractorFor(s.path), opts.Chunk)
+	versionID := store.VersionID(s.id, sourceHash, fingerprint)
+
+	// Same bytes, same settings, already current: nothing to extract.
+	var current *store.Version
+	_ = db.View(func(tx *store.Tx) error {
+		v, err := tx.Version(versionID)
+		if err != nil || v.Status != store.StatusCurrent {
+			return nil
+		}
+		if opts.ACL != nil {
+			if doc, err := tx.Document(s.id); err != nil || !slices.Equal(doc.ACL, opts.ACL) {
+				return nil // the access list changes: let the writer record it
+			}
+		}
+		current = v
+		return nil
+	})
+	if current != nil {
+		r.Status, r.DocumentVersion, r.MediaType = Unchanged, versionID, current.MediaType
+		r.Chunks, r.Quarantined, r.Pages = current.Chunks-current.Quarantined, current.Quarantined, current.Pages
+		return p
+	}
+
+	ex, err := Extract(s.path, src)
+	if err != nil {
+		return fail(err)
+	}
+	txt := store.NewText([]byte(ex.Text))
+	spans := Chunk(ex.Text, &ex.Layout, opts.Chunk)
+	chunks := BuildChunks(versionID, txt, &ex.Layout, OwnClaims(txt, &ex.Layout, spans))
+	nv := &store.NewVersion{
+		Version: store.Version{
+			ID:          versionID,
+			DocumentID:  s.id,
+			SourceHash:  sourceHash,
+			TextHash:    store.Hash(txt.Bytes()),
+			Fingerprint: fingerprint,
+			MediaType:   ex.MediaType,
+			SourceURL:   s.url,
+			SourcePath:  s.path,
+			SourceBytes: int64(len(src)),
+			TextLen:     txt.Len(),
+			TextBytes:   len(txt.Bytes()),
+			Pages:       len(ex.Layout.PageStarts),
+		},
+		Text:   txt,
+		Layout: ex.Layout,
+		Chunks: chunks,
+		ACL:    opts.ACL,
+	}
+	for i := range chunks {
+		if chunks[i].Quarantine != nil {
+			r.Quarantined++
+		}
+	}
+	r.DocumentVersion, r.MediaType = versionID, ex.MediaType
+	r.Chunks, r.Pages = len(chunks)-r.Quarantined, nv.Version.Pages
+	p.version = nv
+	return p
+}
+
+// readSource reads a file, refusing one over max bytes before reading it.
+func readSource(p string, max int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, &ExtractError{Path: p, Reason: ReasonUnreadable, Err: err}
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, &ExtractError{Path: p, Reason: ReasonUnreadable, Err: err}
+	}
+	if fi.Size() > max {
+		return nil, &ExtractError{Path: p, Reason: ReasonTooLarge, Err: fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, fi.Size(), max)}
+	}
+	src := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(src[len(src):cap(src)])
+		src = src[:len(src)+n]
+		if err != nil {
+			break
+		}
+		if len(src) == cap(src) {
+			if int64(len(src)) > max {
+				return nil, &ExtractError{Path: p, Reason: ReasonTooLarge, Err: fmt.Errorf("%w: grew past %d bytes while read", ErrTooLarge, max)}
+			}
+			src = append(src, 0)[:len(src)]
+		}
+	}
+	return src, nil
+}
+
+// OwnClaims turns the chunker's spans into claims carrying the text, page
+// and section that the chunker saw, for validation like any imported chunk.
+func OwnClaims(txt store.Text, layout *store.Layout, spans []Span) []resolve.Claim {
+	claims := make([]resolve.Claim, len(spans))
+	for i, s := range spans {
+		b, _ := txt.Slice(s.Start, s.End)
+		claims[i] = resolve.Claim{Start: s.Start, End: s.End, Text: string(b), HasText: true,
+			Page: layout.PageAt(s.Start), Section: layout.SectionAt(s.Start), HasSection: true}
+	}
+	return claims
+}
+
+// BuildChunks validates each claim against the text and layout to be
+// stored (DESIGN §4) and returns the chunk records: coordinates from the
+// layout for chunks that resolve, the finding for those that do not.
+func BuildChunks(version string, txt store.Text, layout *store.Layout, claims []resolve.Claim) []store.Chunk {
+	chunks := make([]store.Chunk, len(claims))
+	for i, c := range claims {
+		ord := uint32(i)
+		if q := resolve.Validate(txt, layout, c); q != nil {
+			ch := store.Chunk{Version: version, Ordinal: ord, Page: c.Page, PageEnd: c.Page, PageLabel: c.PageLabel, SectionPath: c.Section,
+				Quarantine: &store.Quarantine{Reason: q.Reason, Want: q.Want, Got: q.Got, ClaimedStart: c.Start, ClaimedEnd: c.End}}
+			if c.HasText {
+				ch.Quarantine.ClaimedText = clip(c.Text, maxClaimedText)
+			}
+			if c.Start >= 0 && c.Start <= c.End && c.End <= txt.Len() {
+				ch.Start, ch.End = c.Start, c.End
+			}
+			chunks[i] = ch
+			continue
+		}
+		rec, _ := resolve.Record(txt, layout, version, ord, c.Start, c.End)
+		chunks[i] = rec
+	}
+	return chunks
+}
+
+// maxClaimedText bounds the claimed text kept in a quarantine record: a
+// drifted chunk of megabytes must not bloat the store.
+const maxClaimedText = 4096
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// write is the single writer: it commits prepared versions in groups (one
+// transaction for what is ready, up to a size bound) and falls back to one
+// transaction per version when a group fails, so one bad version cannot
+// take the others down.
+func write(db Store, in <-chan *prepared, report func(*Result)) {
+	const maxGroup, maxGroupBytes = 32, 64 << 20
+	for p := range in {
+		group := []*prepared{p}
+		size := groupBytes(p)
+	fill:
+		for len(group) < maxGroup && size < maxGroupBytes {
+			select {
+			case q, ok := <-in:
+				if !ok {
+					break fill
+				}
+				group = append(group, q)
+				size += groupBytes(q)
+			default:
+				break fill
+			}
+		}
+		commit(db, group, report)
+	}
+}
+
+func groupBytes(p *prepared) int {
+	if p.version == nil {
+		return 0
+	}
+	return p.version.Version.TextBytes
+}
+
+func commit(db Store, group []*prepared, report func(*Result)) {
+	var nvs []*store.NewVersion
+	var owners []*Result
+	for _, p := range group {
+		if p.version != nil {
+			nvs = append(nvs, p.version)
+			owners = append(owners, p.result)
+		}
+	}
+	if len(nvs) > 0 && put(db, nvs, owners) != nil && len(nvs) > 1 {
+		for i := range nvs {
+			_ = put(db, nvs[i:i+1], owners[i:i+1])
+		}
+	}
+	for _, p := range group {
+		if p.result.Status == Failed {
+			recordFailure(db, p.result)
+		}
+		report(p.result)
+	}
+}
+
+// put writes versions in one transaction. A single version that fails is
+// marked failed; nothing of it was written.
+func put(db Store, nvs []*store.NewVersion, owners []*Result) error {
+	res, err := db.PutVersions(nvs)
+	if err != nil {
+		if len(nvs) == 1 {
+			owners[0].Status, owners[0].Reason, owners[0].Error = Failed, ReasonStore, err.Error()
+			owners[0].DocumentVersion, owners[0].Chunks, owners[0].Quarantined = "", 0, 0
+		}
+		return err
+	}
+	for i, r := range res {
+		applyPut(owners[i], r)
+	}
+	return nil
+}
+
+func applyPut(r *Result, pr store.PutResult) {
+	r.Superseded = pr.Superseded
+	switch pr.Status {
+	case store.PutIngested:
+		r.Status = Ingested
+	case store.PutRestored:
+		r.Status, r.Restored = Ingested, true
+	case store.PutUnchanged:
+		r.Status = Unchanged
+	}
+}
+
+// recordFailure stores a failed ingest; a store that cannot even record it
+// is reported in the result, not fatal to the batch.
+func recordFailure(db Store, r *Result) {
+	id := r.DocumentID
+	if id == "" {
+		id = path.Clean(filepath.ToSlash(r.Path))
+	}
+	err := db.PutFailure(&store.Failure{Path: r.Path, DocumentID: id, Reason: r.Reason, Error: r.Error, Time: time.Now().UTC()})
+	if err != nil {
+		r.Error += "; recording the failure also failed: " + err.Error()
+	}
+}

@@ -1,0 +1,221 @@
+package resolve
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/evidence-rag/evidence/store"
+)
+
+// Status of a resolution.
+type Status string
+
+// Resolution statuses.
+const (
+	StatusOK          Status = "ok"          // served from the current version
+	StatusSuperseded  Status = "superseded"  // served from an older version that a newer one replaced
+	StatusQuarantined Status = "quarantined" // the chunk failed validation; never served
+	StatusDeleted     Status = "deleted"     // tombstoned; no text remains
+	StatusForbidden   Status = "forbidden"   // the principal may not read the document; nothing revealed
+	StatusNotFound    Status = "not_found"   // no such chunk or version
+)
+
+// Viewer is the part of *store.DB that resolving needs.
+type Viewer interface {
+	View(func(*store.Tx) error) error
+}
+
+// Resolution is a chunk or range resolved to its exact stored span. For
+// forbidden and not_found only the request fields and Status are set.
+type Resolution struct {
+	ChunkID         string            `json:"chunk_id,omitempty"`
+	Status          Status            `json:"status"`
+	Reason          string            `json:"reason,omitempty"` // quarantine reason code, or why not found
+	DocumentID      string            `json:"document_id,omitempty"`
+	DocumentVersion string            `json:"document_version,omitempty"`
+	VersionStatus   store.Status      `json:"version_status,omitempty"`
+	CurrentVersion  string            `json:"current_version,omitempty"` // the document's current version, when it differs
+	MediaType       string            `json:"media_type,omitempty"`
+	SourceURL       string            `json:"source_url,omitempty"`
+	TextHash        *store.ID         `json:"text_hash,omitempty"` // of the whole canonical text of the version
+	Start           int               `json:"source_start"`        // half-open, code points into the canonical text
+	End             int               `json:"source_end"`
+	Page            int               `json:"page_number,omitempty"` // page containing Start, starting at 1
+	PageEnd         int               `json:"page_end,omitempty"`
+	PageLabel       string            `json:"page_label,omitempty"`
+	SectionPath     []string          `json:"section_path,omitempty"`
+	LowConfidence   string            `json:"low_confidence,omitempty"` // why the page's text is not trusted, if so
+	Text            string            `json:"text,omitempty"`           // canonical_text[source_start:source_end]
+	Quarantine      *store.Quarantine `json:"quarantine,omitempty"`
+}
+
+// Served reports whether the resolution carries text that may be shown.
+func (r *Resolution) Served() bool {
+	return r.Status == StatusOK || r.Status == StatusSuperseded
+}
+
+// Chunk resolves a chunk id for a principal. Findings about the chunk
+// (not found, deleted, forbidden, quarantined) are statuses, not errors;
+// the error is set only when the store is damaged, for example when the
+// span no longer hashes to the value recorded at ingest.
+func Chunk(db Viewer, chunkID, principal string) (*Resolution, error) {
+	r := &Resolution{ChunkID: chunkID}
+	err := db.View(func(tx *store.Tx) error { return chunkTx(tx, r, principal) })
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// ChunkTx resolves within a caller's transaction, for batch resolution.
+func ChunkTx(tx *store.Tx, chunkID, principal string) (*Resolution, error) {
+	r := &Resolution{ChunkID: chunkID}
+	if err := chunkTx(tx, r, principal); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func chunkTx(tx *store.Tx, r *Resolution, principal string) error {
+	versionID, ordinal, err := store.ParseChunkID(r.ChunkID)
+	if err != nil {
+		r.Status, r.Reason = StatusNotFound, "invalid chunk id"
+		return nil
+	}
+	v, doc, ok, err := loadVersion(tx, r, versionID, principal)
+	if !ok || err != nil {
+		return err
+	}
+	c, err := tx.Chunk(v, ordinal)
+	if errors.Is(err, store.ErrNotFound) {
+		r.Status, r.Reason = StatusNotFound, "no such chunk in version"
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	r.fillVersion(v, doc)
+	r.Start, r.End = c.Start, c.End
+	if c.Quarantine != nil {
+		r.Status, r.Reason, r.Quarantine = StatusQuarantined, c.Quarantine.Reason, c.Quarantine
+		return nil
+	}
+	txt, err := tx.Text(v)
+	if err != nil {
+		return err
+	}
+	span, err := txt.Slice(c.Start, c.End)
+	if err != nil {
+		return fmt.Errorf("%w: chunk %s: %v", store.ErrCorrupt, r.ChunkID, err)
+	}
+	if got := store.Hash(span); got != c.SpanHash {
+		return &store.HashMismatchError{What: "span of chunk " + r.ChunkID, Want: c.SpanHash, Got: got}
+	}
+	r.Text = string(span)
+	r.Page, r.PageEnd, r.PageLabel, r.SectionPath = c.Page, c.PageEnd, c.PageLabel, c.SectionPath
+	if v.Pages > 1 || v.MediaType == "application/pdf" {
+		if l, err := tx.Layout(v); err == nil {
+			r.LowConfidence = lowConfidence(l, c.Page)
+		}
+	}
+	return nil
+}
+
+// loadVersion reads a version and its document and applies, in order, the
+// not-found, permission and tombstone checks. ok is false when r is final.
+func loadVersion(tx *store.Tx, r *Resolution, versionID, principal string) (*store.Version, *store.Document, bool, error) {
+	v, err := tx.Version(versionID)
+	if errors.Is(err, store.ErrNotFound) {
+		r.Status, r.Reason = StatusNotFound, "no such version"
+		return nil, nil, false, nil
+	}
+	if err != nil {
+		return nil, nil, false, err
+	}
+	doc, err := tx.Document(v.DocumentID)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	// Permission first: a forbidden caller learns nothing, not even that
+	// the version was deleted.
+	if !doc.Allows(principal) {
+		r.Status = StatusForbidden
+		return nil, nil, false, nil
+	}
+	if v.Status == store.StatusDeleted {
+		r.fillVersion(v, doc)
+		r.Status = StatusDeleted
+		return nil, nil, false, nil
+	}
+	return v, doc, true, nil
+}
+
+func (r *Resolution) fillVersion(v *store.Version, doc *store.Document) {
+	r.DocumentID = v.DocumentID
+	r.DocumentVersion = v.ID
+	r.VersionStatus = v.Status
+	r.MediaType = v.MediaType
+	r.SourceURL = v.SourceURL
+	h := v.TextHash
+	r.TextHash = &h
+	if doc.Current != v.ID {
+		r.CurrentVersion = doc.Current
+	}
+	switch v.Status {
+	case store.StatusCurrent:
+		r.Status = StatusOK
+	case store.StatusSuperseded:
+		r.Status = StatusSuperseded
+	case store.StatusDeleted:
+		r.Status = StatusDeleted
+	}
+}
+
+func lowConfidence(l *store.Layout, page int) string {
+	for _, f := range l.LowConfidence {
+		if f.Page == page {
+			return f.Reason
+		}
+	}
+	return ""
+}
+
+// Range resolves a half-open code-point range of a version's canonical
+// text for a principal. The whole text is hashed and checked against the
+// version's text hash before anything is served.
+func Range(db Viewer, versionID string, start, end int, principal string) (*Resolution, error) {
+	r := &Resolution{}
+	err := db.View(func(tx *store.Tx) error {
+		v, doc, ok, err := loadVersion(tx, r, versionID, principal)
+		if !ok || err != nil {
+			return err
+		}
+		txt, err := tx.Text(v)
+		if err != nil {
+			return err
+		}
+		if start < 0 || end < start || end > txt.Len() {
+			return fmt.Errorf("%w: [%d, %d) of version %s with %d code points", ErrInvalidRange, start, end, versionID, txt.Len())
+		}
+		if err := store.VerifyText(v, txt); err != nil {
+			return err
+		}
+		span, _ := txt.Slice(start, end)
+		r.fillVersion(v, doc)
+		r.Start, r.End, r.Text = start, end, string(span)
+		l, err := tx.Layout(v)
+		if err != nil {
+			return err
+		}
+		r.Page = l.PageAt(start)
+		r.PageEnd = l.PageAt(max(start, end-1))
+		r.PageLabel = l.PageLabel(r.Page)
+		r.SectionPath = l.SectionAt(start)
+		r.LowConfidence = lowConfidence(l, r.Page)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}

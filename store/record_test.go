@@ -1,0 +1,235 @@
+package store
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+var (
+	testTime  = time.Date(2025, 3, 14, 15, 9, 26, 535897932, time.UTC)
+	testHash  = Hash([]byte("source"))
+	testHash2 = Hash([]byte("text"))
+	testVer   = VersionID("doc/a.md", testHash, "test/1")
+)
+
+func testDocuments() map[string]*Document {
+	return map[string]*Document{
+		"minimal": {ID: "d", Updated: testTime},
+		"full": {ID: "policies/expenses.md", Current: testVer, Versions: []string{VersionID("x", testHash, "f"), testVer},
+			ACL: []string{"analyst@example.com", "group:finance"}, Updated: testTime},
+		"deleted": {ID: "gone", Versions: []string{testVer}, Deleted: true, Updated: testTime},
+		"unicode": {ID: "文書/résumé 😀", Current: testVer, Versions: []string{testVer}, Updated: testTime},
+		"no time": {ID: "zero time"},
+	}
+}
+
+func testVersions() map[string]*Version {
+	full := Version{ID: testVer, Seq: 1 << 40, DocumentID: "doc/a.md", SourceHash: testHash, TextHash: testHash2,
+		Fingerprint: "ingest/1;nfc;chunk=800/100", MediaType: "text/markdown", SourceURL: "https://example.com/a.md",
+		SourcePath: "corpus/a.md", SourceBytes: 1 << 33, TextLen: 123456, TextBytes: 234567, Pages: 47, Chunks: 1000,
+		Quarantined: 3, Created: testTime, Status: StatusCurrent}
+	deleted := full
+	deleted.Status, deleted.Deleted = StatusDeleted, testTime.Add(time.Hour)
+	superseded := full
+	superseded.Status = StatusSuperseded
+	return map[string]*Version{
+		"current":    &full,
+		"superseded": &superseded,
+		"deleted":    &deleted,
+		"minimal":    {ID: testVer, Seq: 1, DocumentID: "d", Status: StatusCurrent, Created: testTime},
+	}
+}
+
+func testLayouts() map[string]*Layout {
+	return map[string]*Layout{
+		"empty":       {},
+		"one page":    {PageStarts: []int{0}},
+		"pages":       {PageStarts: []int{0, 1000, 1001, 5000, 1 << 40}, PageLabels: []string{"i", "ii", "1", "2", ""}},
+		"sections":    {PageStarts: []int{0}, Sections: []Section{{0, 100, []string{"Intro"}}, {10, 50, []string{"Intro", "Scope"}}, {100, 100, []string{"Empty"}}}},
+		"low quality": {PageStarts: []int{0, 10}, LowConfidence: []PageFlag{{1, "ocr"}, {2, "few_chars"}}},
+		"all": {PageStarts: []int{0, 7}, PageLabels: []string{"A-1", "A-2"}, Sections: []Section{{0, 7, []string{"日本"}}},
+			LowConfidence: []PageFlag{{2, "garbled"}}},
+	}
+}
+
+func testChunks() map[string]*Chunk {
+	return map[string]*Chunk{
+		"minimal": {Version: testVer},
+		"plain": {Version: testVer, Ordinal: 7, Start: 418, End: 473, Page: 3, PageEnd: 4, PageLabel: "iii",
+			SectionPath: []string{"Policy", "Expenses"}, SpanHash: testHash, ExternalID: "ext-7"},
+		"max ordinal": {Version: testVer, Ordinal: math.MaxUint32, Start: 1 << 40, End: 1<<40 + 5, Page: 1, PageEnd: 1},
+		"quarantined": {Version: testVer, Ordinal: 2, Start: 10, End: 20, Page: 1, PageEnd: 1, SpanHash: testHash,
+			Quarantine: &Quarantine{Reason: "text_mismatch", Want: "claimed text", Got: "found text",
+				ClaimedStart: 9, ClaimedEnd: 19, ClaimedText: "claimed text"}},
+		"quarantined out of range": {Version: testVer, Ordinal: 3,
+			Quarantine: &Quarantine{Reason: "out_of_range", ClaimedStart: -5, ClaimedEnd: 1 << 50}},
+		"empty quarantine": {Version: testVer, Ordinal: 4, Quarantine: &Quarantine{}},
+	}
+}
+
+// roundTrip checks decode(encode(x)) == x for every value of a table.
+func roundTrip[T any](t *testing.T, values map[string]*T, encode func(*T) []byte, decode func([]byte) (*T, error)) {
+	t.Helper()
+	for name, want := range values {
+		got, err := decode(encode(want))
+		if err != nil {
+			t.Errorf("%s: decode: %v", name, err)
+			continue
+		}
+		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: round trip (-want +got):\n%s", name, diff)
+		}
+	}
+}
+
+func TestRecordRoundTrip(t *testing.T) {
+	t.Run("document", func(t *testing.T) { roundTrip(t, testDocuments(), encodeDocument, decodeDocument) })
+	t.Run("version", func(t *testing.T) { roundTrip(t, testVersions(), encodeVersion, decodeVersion) })
+	t.Run("layout", func(t *testing.T) { roundTrip(t, testLayouts(), encodeLayout, decodeLayout) })
+	t.Run("chunk", func(t *testing.T) { roundTrip(t, testChunks(), encodeChunk, decodeChunk) })
+}
+
+// TestRecordZeroTime: a zero time (a version that was never deleted) must
+// decode as the zero time, not as a date in 1754.
+func TestRecordZeroTime(t *testing.T) {
+	e := encoder{}
+	e.time(time.Time{})
+	d := decoder{b: e.b}
+	if got := d.time(); !got.IsZero() {
+		t.Errorf("time.Time{} round trip: got %v, want the zero time", got)
+	}
+	v := *testVersions()["current"]
+	got, err := decodeVersion(encodeVersion(&v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Deleted.IsZero() {
+		t.Errorf("Deleted of a live version: got %v, want the zero time", got.Deleted)
+	}
+}
+
+// decoders lists every record type with one encoded sample per table entry.
+func encodedRecords() map[string]struct {
+	samples [][]byte
+	decode  func([]byte) error
+} {
+	type entry = struct {
+		samples [][]byte
+		decode  func([]byte) error
+	}
+	out := map[string]entry{}
+	add := func(name string, samples [][]byte, decode func([]byte) error) {
+		out[name] = entry{samples, decode}
+	}
+	var docs, vers, lays, chs [][]byte
+	for _, x := range testDocuments() {
+		docs = append(docs, encodeDocument(x))
+	}
+	for _, x := range testVersions() {
+		vers = append(vers, encodeVersion(x))
+	}
+	for _, x := range testLayouts() {
+		lays = append(lays, encodeLayout(x))
+	}
+	for _, x := range testChunks() {
+		chs = append(chs, encodeChunk(x))
+	}
+	add("document", docs, func(b []byte) error { _, err := decodeDocument(b); return err })
+	add("version", vers, func(b []byte) error { _, err := decodeVersion(b); return err })
+	add("layout", lays, func(b []byte) error { _, err := decodeLayout(b); return err })
+	add("chunk", chs, func(b []byte) error { _, err := decodeChunk(b); return err })
+	return out
+}
+
+// TestRecordTruncated: every proper prefix of a record and every record with
+// a trailing byte is an error wrapping ErrCorrupt, never a panic.
+func TestRecordTruncated(t *testing.T) {
+	for name, rec := range encodedRecords() {
+		for _, b := range rec.samples {
+			for n := range len(b) {
+				safely(t, name, func() {
+					if err := rec.decode(b[:n]); !errors.Is(err, ErrCorrupt) {
+						t.Errorf("%s: %d of %d bytes: got error %v, want ErrCorrupt", name, n, len(b), err)
+					}
+				})
+			}
+			safely(t, name, func() {
+				if err := rec.decode(append(b[:len(b):len(b)], 0)); !errors.Is(err, ErrCorrupt) {
+					t.Errorf("%s with a trailing byte: got error %v, want ErrCorrupt", name, err)
+				}
+			})
+		}
+	}
+}
+
+func TestRecordGarbage(t *testing.T) {
+	huge := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01} // uvarint 2^64-1
+	overflow := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}
+	cat := func(parts ...[]byte) (b []byte) {
+		for _, p := range parts {
+			b = append(b, p...)
+		}
+		return b
+	}
+	v1 := []byte{recordV1}
+	tests := []struct {
+		name string
+		b    []byte
+	}{
+		{"nil", nil},
+		{"record version 0", []byte{0, 0, 0, 0, 0, 0, 0, 0}},
+		{"record version 2", cat([]byte{2}, encodeChunk(testChunks()["plain"])[1:])},
+		{"huge string length", cat(v1, huge)},
+		{"string longer than record", cat(v1, []byte{100, 'a', 'b'})},
+		{"varint overflow", cat(v1, overflow)},
+		{"huge count", cat(v1, []byte{0}, []byte{0}, huge)},
+		{"PNG header", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")},
+		{"text", []byte("this is not a record at all, just some words")},
+		{"all 0xff", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
+	}
+	for name, rec := range encodedRecords() {
+		for _, tt := range tests {
+			safely(t, name+"/"+tt.name, func() {
+				if err := rec.decode(tt.b); !errors.Is(err, ErrCorrupt) {
+					t.Errorf("%s: %s: got error %v, want ErrCorrupt", name, tt.name, err)
+				}
+			})
+		}
+	}
+}
+
+// fuzzDecoder checks that decode never panics, and that what it accepts
+// encodes to bytes that decode to the same value.
+func fuzzDecoder[T any](f *testing.F, samples map[string]*T, encode func(*T) []byte, decode func([]byte) (*T, error)) {
+	for _, x := range samples {
+		b := encode(x)
+		f.Add(b)
+		f.Add(b[:len(b)/2])
+	}
+	f.Add([]byte{})
+	f.Add([]byte{recordV1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		x, err := decode(b)
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("got error %v, want ErrCorrupt", err)
+			}
+			return
+		}
+		y, err := decode(encode(x))
+		if err != nil {
+			t.Fatalf("re-encoded record does not decode: %v", err)
+		}
+		if diff := cmp.Diff(x, y); diff != "" {
+			t.Fatalf("decode(encode(decode(b))) differs (-first +second):\n%s", diff)
+		}
+	})
+}
+
+func FuzzDecodeChunk(f *testing.F)  { fuzzDecoder(f, testChunks(), encodeChunk, decodeChunk) }
+func FuzzDecodeLayout(f *testing.F) { fuzzDecoder(f, testLayouts(), encodeLayout, decodeLayout) }
