@@ -78,7 +78,9 @@ func isSpace(c byte) bool { return byteClass[c]&bSpace != 0 }
 // opts.Size code points: a section or page start of layout (or a form feed),
 // else a blank line, else a sentence end, else whitespace, else a hard cut at
 // Size. The next chunk starts opts.Overlap code points before that end,
-// moved forward to the next word start, and always after the previous start.
+// moved forward to the next word start, and always after the previous start;
+// after a section or page break it starts at the break, without overlap, so
+// that its section path and page are those of its text.
 // layout may be nil. The same input always gives the same spans.
 //
 // Chunk reads text once as UTF-8 without converting it; an invalid byte
@@ -108,7 +110,7 @@ func Chunk(text string, layout *store.Layout, opts ChunkOptions) []Span {
 		for len(breaks) > 0 && breaks[0] <= s {
 			breaks = breaks[1:]
 		}
-		cb, e, last := cut(text, sb, s, opts.Size, breaks)
+		cb, e, class, last := cut(text, sb, s, opts.Size, breaks)
 
 		tb, te := cb, e
 		for isSpace(text[tb-1]) { // stops at sb at the latest: text[sb] is not whitespace
@@ -124,7 +126,14 @@ func Chunk(text string, layout *store.Layout, opts ChunkOptions) []Span {
 		if last || tb >= end {
 			return spans
 		}
-		sb, s = nextStart(text, sb, s, cb, e, opts.Overlap)
+		overlap := opts.Overlap
+		if class == cutSection {
+			// Overlap would carry the end of one section or page into the
+			// chunk of the next, whose section path and page number are
+			// those of its start.
+			overlap = 0
+		}
+		sb, s = nextStart(text, sb, s, cb, e, overlap)
 	}
 }
 
@@ -145,9 +154,9 @@ func breakPoints(l *store.Layout) []int {
 
 // cut finds the end of the chunk that starts at byte sb, code point s: its
 // byte offset cb and code point offset e, and whether it is the last chunk
-// (the window reaches the end of text). breaks holds the layout's break
-// points after s, in order.
-func cut(text string, sb, s, size int, breaks []int) (cb, e int, last bool) {
+// (the window reaches the end of text), else the class of the cut. breaks
+// holds the layout's break points after s, in order.
+func cut(text string, sb, s, size int, breaks []int) (cb, e, class int, last bool) {
 	lo := size - size/2 // earliest cut, relative to s: the window's last half
 
 	// The latest layout break inside [s+lo, s+size], relative to s; -1 if none.
@@ -176,7 +185,7 @@ func cut(text string, sb, s, size int, breaks []int) (cb, e int, last bool) {
 	i := sb
 	for rel := 0; ; rel++ {
 		if i >= len(text) {
-			return i, s + rel, true
+			return i, s + rel, cutNone, true
 		}
 		c := text[i]
 		cl := byteClass[c]
@@ -223,9 +232,9 @@ func cut(text string, sb, s, size int, breaks []int) (cb, e int, last bool) {
 		i += n
 	}
 	if best == cutNone {
-		return i, s + size, false
+		return i, s + size, cutNone, false
 	}
-	return bestB, bestE, false
+	return bestB, bestE, best, false
 }
 
 // nextStart returns the start (byte, code point) of the chunk after the one

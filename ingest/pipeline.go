@@ -132,6 +132,7 @@ func Run(ctx context.Context, db Store, paths []string, opts Options) (*Summary,
 		}
 	}
 	for _, r := range failed {
+		recordFailure(db, r)
 		report(r)
 	}
 
