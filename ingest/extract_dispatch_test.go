@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,11 +9,7 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // golden renders an extraction for a golden file: a header with the media
 // type, extractor, page starts and one line per section (start, end in code
@@ -47,21 +42,7 @@ func TestGolden(t *testing.T) {
 			if err := checkExtracted(x); err != nil {
 				t.Error(err)
 			}
-			got := golden(x)
-			gpath := path + ".golden"
-			if *update {
-				if err := os.WriteFile(gpath, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(gpath)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("%s mismatch (-want +got):\n%s", gpath, diff)
-			}
+			checkGolden(t, name+".golden", []byte(golden(x)))
 		})
 	}
 }
@@ -184,7 +165,7 @@ func TestCorpus(t *testing.T) {
 			"Statements > For statements",
 			"Statements > For statements > For statements with for clause",
 			"Statements > Switch statements > Type switches",
-			"Built-in functions > Passing arguments to ... parameters",
+			"Expressions > Passing arguments to ... parameters",
 			"System considerations > Package unsafe",
 		},
 		"go-memory-model.html": {

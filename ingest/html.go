@@ -23,7 +23,8 @@ import (
 //     (except the line break right after <pre>, trailing blanks of a line,
 //     and form feeds, which become line breaks: an HTML source has one page);
 //   - script, style, noscript, template, title, iframe, noembed, noframes,
-//     svg and math are dropped, and with them everything a head holds;
+//     svg and math are dropped, and with them everything a head holds; so
+//     are links of class "headerlink" (the "¶" of Sphinx and MkDocs headings);
 //   - character references are decoded; the result is normalized like
 //     Normalize's output (NFC, controls removed), and holds no leading or
 //     trailing white space and no run of more than one blank line.
@@ -166,8 +167,14 @@ func (w *htmlWriter) run(s string) {
 				w.writeCollapsed(t)
 			}
 		case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
-			name, _ := z.TagName()
+			name, hasAttr := z.TagName()
 			a := atom.Lookup(name)
+			if a == atom.A && hasAttr && tt == html.StartTagToken && w.skip == 0 && isHeaderLink(z) {
+				// A permalink mark ("¶") that Sphinx and MkDocs put in
+				// every heading, shown only on hover: not part of the title.
+				w.skip, w.skipDepth = atom.A, 1
+				continue
+			}
 			w.tag(tt, a)
 		}
 	}
@@ -235,6 +242,23 @@ func (w *htmlWriter) tag(tt html.TokenType, a atom.Atom) {
 		want = 2
 	}
 	w.lines = max(w.lines, want)
+}
+
+// isHeaderLink reports whether the current tag has the class "headerlink".
+func isHeaderLink(z *html.Tokenizer) bool {
+	for {
+		key, val, more := z.TagAttr()
+		if string(key) == "class" {
+			for _, c := range strings.Fields(string(val)) {
+				if c == "headerlink" {
+					return true
+				}
+			}
+		}
+		if !more {
+			return false
+		}
+	}
 }
 
 // endHeading closes the open heading, if any, recording it when it has text.

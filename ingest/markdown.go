@@ -53,7 +53,8 @@ func mdBlockParsers() []util.PrioritizedValue {
 // trimmed, with an ATX heading's closing #s and a trailing attribute block
 // such as {#id} removed, and the lines of a multi-line setext heading joined
 // by a space; inline markup is kept. Headings with an empty title make no
-// section.
+// section, and neither do lines of YAML or TOML front matter (from a first
+// line "---" or "+++" to the same line again; "..." also closes YAML).
 func ExtractMarkdown(src []byte) (*Extracted, error) {
 	s, err := Normalize(src)
 	if err != nil {
@@ -77,7 +78,8 @@ type heading struct {
 func markdownSections(s string) []store.Section {
 	// goldmark takes []byte; the conversion copies, but goldmark keeps no
 	// reference after Parse, and the text must stay a string for the caller.
-	source := []byte(s)
+	fm := frontMatterEnd(s)
+	source := []byte(s[fm:])
 	doc := mdParser.Parse(text.NewReader(source))
 	var hs []heading
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
@@ -93,11 +95,33 @@ func markdownSections(s string) []store.Section {
 		}
 		title := headingTitle(h, source)
 		if title != "" && h.Pos() >= 0 {
-			hs = append(hs, heading{level: h.Level, off: h.Pos(), title: title})
+			hs = append(hs, heading{level: h.Level, off: fm + h.Pos(), title: title})
 		}
 		return ast.WalkSkipChildren, nil
 	})
 	return buildSections(s, hs)
+}
+
+// frontMatterEnd returns the byte offset just past the YAML ("---") or
+// TOML ("+++") front matter that opens s, or 0 when there is none. Front
+// matter is metadata, not Markdown: CommonMark would read its closing
+// "---" as a setext underline and its last line as a heading.
+func frontMatterEnd(s string) int {
+	line, rest, ok := strings.Cut(s, "\n")
+	fence := strings.TrimRight(line, " \t")
+	if !ok || fence != "---" && fence != "+++" {
+		return 0
+	}
+	off := len(line) + 1
+	for rest != "" {
+		line, rest, _ = strings.Cut(rest, "\n")
+		off += len(line) + 1
+		l := strings.TrimRight(line, " \t")
+		if l == fence || fence == "---" && l == "..." {
+			return min(off, len(s))
+		}
+	}
+	return 0
 }
 
 // headingTitle returns the raw content of a heading's lines, trimmed, lines

@@ -3,6 +3,7 @@ package ingest
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -56,94 +57,173 @@ func Normalize(src []byte) (string, error) {
 	if i == len(src) {
 		return string(src), nil
 	}
-	var b strings.Builder
-	b.Grow(len(src))
-	b.Write(src[:i])
+	keep := 0 // start of the bytes not yet copied to b
 	if i == 0 {
-		for len(src) > i+2 && src[i] == 0xef && src[i+1] == 0xbb && src[i+2] == 0xbf {
+		for len(src) >= i+3 && src[i] == 0xef && src[i+1] == 0xbb && src[i+2] == 0xbf {
 			i += 3
 		}
+		keep = i
 	}
+	first := keep // where the text starts in src, after byte order marks
 	var (
-		chars    = i // characters seen, invalid bytes counted one each
-		odd      = 0 // controls and invalid bytes
-		badAt    = -1
-		nonASCII = -1 // byte offset in b of the first non-ASCII character
+		b       strings.Builder // the text, once something is dropped or replaced
+		changed bool            // b is in use
+		extra   = 0             // UTF-8 continuation bytes, to count characters
+		odd     = 0             // controls and invalid bytes
+		badAt   = -1            // byte offset of the first invalid byte
+		check   = -1            // offset in the text of the first character the NFC check must look at
 	)
 	for i < len(src) {
-		j := i
-		for j < len(src) && clean[src[j]] {
-			j++
-		}
-		b.Write(src[i:j])
-		chars += j - i
-		i = j
-		if i == len(src) {
-			break
-		}
 		c := src[i]
-		chars++
+		if clean[c] {
+			i++
+			continue
+		}
 		if c < utf8.RuneSelf {
-			switch c {
-			case 0:
+			if c == 0 {
 				return "", fmt.Errorf("%w: NUL byte at byte offset %d", ErrBinary, i)
-			case '\r':
+			}
+			if !changed {
+				b.Grow(len(src) - first)
+				changed = true
+			}
+			b.Write(src[keep:i])
+			if c == '\r' {
 				b.WriteByte('\n')
 				if i+1 < len(src) && src[i+1] == '\n' {
 					i++
 				}
-			default:
+			} else {
 				odd++ // other C0 control or DEL: dropped
 			}
 			i++
+			keep = i
 			continue
 		}
 		r, size := utf8.DecodeRune(src[i:])
+		extra += size - 1
 		switch {
 		case r == utf8.RuneError && size == 1:
+			// Fails below; the text need not be built right.
 			if badAt < 0 {
 				badAt = i
 			}
 			odd++
 		case r <= 0x9f:
 			odd++ // C1 control: dropped
-		default:
-			if nonASCII < 0 {
-				nonASCII = b.Len()
+			if !changed {
+				b.Grow(len(src) - first)
+				changed = true
 			}
-			b.Write(src[i : i+size])
+			b.Write(src[keep:i])
+			keep = i + size
+		case check < 0 && !nfcSafe(r):
+			check = i - keep
+			if changed {
+				check += b.Len()
+			} else {
+				check += keep - first
+			}
 		}
 		i += size
 	}
-	if odd*100 > chars*binaryShare {
+	if chars := len(src) - first - extra; odd*100 > chars*binaryShare {
 		return "", fmt.Errorf("%w: %d of %d characters are control characters or invalid UTF-8", ErrBinary, odd, chars)
 	}
 	if badAt >= 0 {
 		return "", fmt.Errorf("%w at byte offset %d", ErrInvalidUTF8, badAt)
 	}
-	s := b.String()
-	if nonASCII < 0 {
+	var s string
+	if changed {
+		b.Write(src[keep:])
+		s = b.String()
+	} else {
+		s = string(src[first:])
+	}
+	if check < 0 {
 		return s, nil
 	}
-	return nfc(s, nonASCII), nil
+	return nfc(s, check), nil
 }
 
-// nfc returns s in NFC. Bytes before from are ASCII, so only the rest needs
-// checking; the quick check makes text that is already NFC (nearly all
-// text) cost one scan and no copy.
+// nfcSafe reports whether r is a character that leaves a text in NFC
+// wherever it stands: it is in NFC, is a starter (combining class 0), and
+// combines with no character before it. Most letters, CJK ideographs and
+// Hangul syllables are; combining marks and characters that NFC replaces
+// are not. A text of such characters is in NFC, and there is a
+// normalization boundary before each one.
+func nfcSafe(r rune) bool {
+	if r < 0x300 { // Latin-1 and Latin Extended: the fast case
+		return true
+	}
+	if r > 0xffff {
+		return false // astral: rare enough to leave to the full check
+	}
+	return nfcSafeBMP()[r>>6]&(1<<(r&63)) != 0
+}
+
+// nfcSafeBMP is the bit set of the characters of the Basic Multilingual
+// Plane for which nfcSafe holds, computed from golang.org/x/text's tables
+// on first use (a few milliseconds), so that it follows their Unicode
+// version.
+var nfcSafeBMP = sync.OnceValue(func() *[1 << 10]uint64 {
+	var set [1 << 10]uint64
+	var buf [utf8.UTFMax]byte
+	for r := rune(0); r <= 0xffff; r++ {
+		if utf8.ValidRune(r) {
+			c := utf8.AppendRune(buf[:0], r)
+			p := norm.NFC.Properties(c)
+			if p.CCC() == 0 && p.BoundaryBefore() && norm.NFC.IsNormal(c) {
+				set[r>>6] |= 1 << (r & 63)
+			}
+		}
+	}
+	return &set
+})
+
+// nfc returns s in NFC, given that s[:from] is made of nfcSafe characters.
+// A text that is already NFC, which is nearly every text, costs one scan
+// from from and no copy: only the runs of characters that are not nfcSafe,
+// with the character before each, go through the full NFC check.
 func nfc(s string, from int) string {
-	// There is a normalization boundary before every ASCII character (none
-	// composes with the character before it), but the last ASCII character
-	// may take a combining mark that follows: start the check there.
+	bound := from // a normalization boundary: the start of a safe character
 	if from > 0 {
-		from--
+		_, size := utf8.DecodeLastRuneInString(s[:from])
+		bound = from - size
 	}
-	n := from + norm.NFC.QuickSpanString(s[from:])
-	if n == len(s) {
-		return s
+	i := from
+	for i < len(s) {
+		// s[i] starts a character that is not safe; find the end of the run.
+		j := i
+		for j < len(s) {
+			r, size := rune(s[j]), 1
+			if r >= utf8.RuneSelf {
+				r, size = utf8.DecodeRuneInString(s[j:])
+			}
+			if j > i && nfcSafe(r) {
+				break
+			}
+			j += size
+		}
+		if !norm.NFC.IsNormalString(s[bound:j]) {
+			out := make([]byte, 0, len(s)+len(s)/8)
+			out = append(out, s[:bound]...)
+			out = norm.NFC.AppendString(out, s[bound:])
+			return string(out)
+		}
+		// Skip safe characters up to the next run.
+		for j < len(s) {
+			r, size := rune(s[j]), 1
+			if r >= utf8.RuneSelf {
+				r, size = utf8.DecodeRuneInString(s[j:])
+			}
+			if !nfcSafe(r) {
+				break
+			}
+			bound = j
+			j += size
+		}
+		i = j
 	}
-	out := make([]byte, 0, len(s)+len(s)/16)
-	out = append(out, s[:n]...)
-	out = norm.NFC.AppendString(out, s[n:])
-	return string(out)
+	return s
 }

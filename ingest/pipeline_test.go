@@ -228,7 +228,7 @@ func TestRunOptions(t *testing.T) {
 	db := storetest.Open(t)
 	dir := sampleDir(t)
 	for _, opts := range []Options{
-		{ID: "x", URL: ""},                          // --id with a directory of several files
+		{ID: "x", URL: ""}, // --id with a directory of several files
 		{Chunk: ChunkOptions{Size: 100, Overlap: 100}}, // overlap must be below size
 		{Chunk: ChunkOptions{Size: 100, Overlap: -1}},
 	} {

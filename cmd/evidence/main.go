@@ -4,14 +4,19 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 )
 
-func main() {
-	cmd := newRootCommand(os.Stdout, os.Stderr)
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// run executes one command line and returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	cmd := newRootCommand(stdout, stderr)
+	cmd.SetArgs(args)
 	err := cmd.Execute()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "evidence:", err)
+		fmt.Fprintln(stderr, "evidence:", err)
 	}
-	os.Exit(exitCode(err))
+	return exitCode(err)
 }
