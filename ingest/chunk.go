@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/evidence-rag/evidence/store"
@@ -156,11 +157,26 @@ func breakPoints(l *store.Layout) []int {
 // byte offset cb and code point offset e, and whether it is the last chunk
 // (the window reaches the end of text), else the class of the cut. breaks
 // holds the layout's break points after s, in order.
+//
+// It counts code points forward to the window's last half, then searches
+// that half backwards, strongest class first, so that each class costs a
+// short scan from the window's end in the usual case.
 func cut(text string, sb, s, size int, breaks []int) (cb, e, class int, last bool) {
 	lo := size - size/2 // earliest cut, relative to s: the window's last half
+	lob, n := advance(text, sb, lo)
+	if n < lo {
+		return len(text), s + n, cutNone, true
+	}
+	hib, m := advance(text, lob, size-lo)
+	if m < size-lo || hib == len(text) {
+		return len(text), s + lo + m, cutNone, true
+	}
+	// From here on, every cut position p satisfies sb < lob <= p <= hib <
+	// len(text), and the code point that ends at p lies in the chunk.
+	cp := func(p int) int { return s + size - utf8.RuneCountInString(text[p:hib]) }
 
-	// The latest layout break inside [s+lo, s+size], relative to s; -1 if none.
-	// Offsets are compared relative to s so that a huge size cannot overflow.
+	// Section and page starts, and form feeds. Offsets are compared relative
+	// to s so that a huge size cannot overflow.
 	brk := -1
 	for _, p := range breaks {
 		if p-s > size {
@@ -170,71 +186,91 @@ func cut(text string, sb, s, size int, breaks []int) (cb, e, class int, last boo
 			brk = p - s
 		}
 	}
+	best := -1
+	if brk >= 0 {
+		best, _ = advance(text, lob, brk-lo)
+	}
+	if k := strings.LastIndexByte(text[lob-1:hib], '\f'); k >= 0 && lob+k > best {
+		best = lob + k
+	}
+	if best >= 0 {
+		return best, cp(best), cutSection, false
+	}
 
-	// State about the code points before the current position.
-	var (
-		prevSpace bool // whitespace
-		prevFF    bool // a form feed
-		prevTerm  bool // . ! ?
-		prevSent  bool // a sentence terminator, maybe followed by one closer
-		prevCJK   bool // 。！？
-		prevPara  bool // a \n that ends a blank line
-		nlOpen    bool // a \n followed only by blanks: one more \n ends a blank line
-	)
-	best, bestB, bestE := cutNone, 0, 0
-	i := sb
-	for rel := 0; ; rel++ {
-		if i >= len(text) {
-			return i, s + rel, cutNone, true
+	// A blank line: a \n, then only blanks up to another \n. The chunk's own
+	// text decides, so the search back stops at sb.
+	for j := hib; ; {
+		k := strings.LastIndexByte(text[lob-1:j], '\n')
+		if k < 0 {
+			break
 		}
-		c := text[i]
-		cl := byteClass[c]
-		n := 1
-		var r rune
-		if c >= utf8.RuneSelf {
-			r, n = utf8.DecodeRuneInString(text[i:])
+		nl := lob - 1 + k
+		q := nl - 1
+		for q >= sb && byteClass[text[q]]&bBlank != 0 {
+			q--
 		}
-		if rel >= lo {
-			// Classify the position between the previous code point and c.
-			k := cutNone
-			switch {
-			case rel == brk || prevFF:
-				k = cutSection
-			case prevPara:
-				k = cutParagraph
-			case prevSent && cl&bSpace != 0 || prevCJK:
-				k = cutSentence
-			case prevSpace || cl&bSpace != 0:
-				k = cutWord
-			}
-			if k != cutNone && k >= best {
-				best, bestB, bestE = k, i, s+rel
-			}
-			if rel == size {
-				break
-			}
+		if q >= sb && text[q] == '\n' {
+			return nl + 1, cp(nl + 1), cutParagraph, false
 		}
-		prevSpace = cl&bSpace != 0
-		prevFF = cl&bFF != 0
-		prevSent = cl&bTerm != 0 || cl&bCloser != 0 && prevTerm
-		prevTerm = cl&bTerm != 0
-		prevCJK = r == '。' || r == '！' || r == '？'
+		j = nl
+	}
+
+	// A sentence end: . ! ? (maybe followed by one closer) then whitespace,
+	// or after 。！？ (three bytes each in UTF-8).
+	for p := hib; p >= lob; p-- {
+		c := text[p-1]
 		switch {
-		case cl&bNL != 0:
-			prevPara = nlOpen
-			nlOpen = true
-		case cl&bBlank != 0:
-			prevPara = false
-		default:
-			prevPara = false
-			nlOpen = false
+		case byteClass[c]&bTerm != 0:
+			if isSpace(text[p]) {
+				return p, cp(p), cutSentence, false
+			}
+		case byteClass[c]&bCloser != 0:
+			if p-2 >= sb && byteClass[text[p-2]]&bTerm != 0 && isSpace(text[p]) {
+				return p, cp(p), cutSentence, false
+			}
+		case c == 0x82 || c == 0x81 || c == 0x9f:
+			if p-3 >= sb {
+				if t := text[p-3 : p]; t == "。" || t == "！" || t == "？" {
+					return p, cp(p), cutSentence, false
+				}
+			}
 		}
-		i += n
 	}
-	if best == cutNone {
-		return i, s + size, cutNone, false
+
+	// A word boundary: whitespace on either side.
+	for p := hib; p >= lob; p-- {
+		if isSpace(text[p]) || isSpace(text[p-1]) {
+			return p, cp(p), cutWord, false
+		}
 	}
-	return bestB, bestE, best, false
+	return hib, s + size, cutNone, false
+}
+
+// advance moves forward up to n code points from byte offset i, and returns
+// the new byte offset and the number of code points passed (less than n
+// only at the end of text). An invalid byte is one code point.
+func advance(text string, i, n int) (int, int) {
+	k := 0
+	for k < n && i < len(text) {
+		// Eight ASCII bytes at a time: the common case in any text.
+		if n-k >= 8 && len(text)-i >= 8 {
+			w := uint64(text[i]) | uint64(text[i+1])<<8 | uint64(text[i+2])<<16 | uint64(text[i+3])<<24 |
+				uint64(text[i+4])<<32 | uint64(text[i+5])<<40 | uint64(text[i+6])<<48 | uint64(text[i+7])<<56
+			if w&0x8080808080808080 == 0 {
+				i += 8
+				k += 8
+				continue
+			}
+		}
+		if text[i] < utf8.RuneSelf {
+			i++
+		} else {
+			_, size := utf8.DecodeRuneInString(text[i:])
+			i += size
+		}
+		k++
+	}
+	return i, k
 }
 
 // nextStart returns the start (byte, code point) of the chunk after the one

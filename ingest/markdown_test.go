@@ -26,8 +26,8 @@ func TestExtractMarkdown(t *testing.T) {
 			name: "atx levels and nesting",
 			src:  "# A\ntext\n## B\nb\n### C\nc\n## D\n# E\n",
 			want: []store.Section{
-				sec(0, 30, "A"), sec(9, 26, "A", "B"), sec(16, 26, "A", "B", "C"),
-				sec(26, 30, "A", "D"), sec(30, 34, "E"),
+				sec(0, 29, "A"), sec(9, 24, "A", "B"), sec(16, 24, "A", "B", "C"),
+				sec(24, 29, "A", "D"), sec(29, 33, "E"),
 			},
 		},
 		{
@@ -105,7 +105,7 @@ func TestExtractMarkdown(t *testing.T) {
 		{
 			name: "non-ASCII before headings: code points, not bytes",
 			src:  "Préface 日本語 😀\n\n# Été\n\n## Ünïcode\n",
-			want: []store.Section{sec(16, 34, "Été"), sec(23, 34, "Été", "Ünïcode")},
+			want: []store.Section{sec(15, 33, "Été"), sec(22, 33, "Été", "Ünïcode")},
 		},
 		{
 			name: "normalized before parsing",
@@ -124,8 +124,8 @@ func TestExtractMarkdown(t *testing.T) {
 			want: []store.Section{sec(24, 28, "B")},
 		},
 		{
-			name: "thematic break then setext is not front matter when unclosed",
-			src:  "---\nTitle\n---\n",
+			name: "unclosed front matter is a thematic break",
+			src:  "---\nTitle\n===\n",
 			want: []store.Section{sec(4, 14, "Title")},
 		},
 	}
@@ -165,7 +165,7 @@ func TestFrontMatterEnd(t *testing.T) {
 	}{
 		{"---\na: b\n---\nx", 13},
 		{"---\na: b\n...\n", 13},
-		{"--- \na: b\n---", 14},
+		{"--- \na: b\n---", 13},
 		{"+++\na = 1\n+++\n", 14},
 		{"+++\na = 1\n---\n", 0},
 		{"---\na: b\n", 0},

@@ -100,24 +100,29 @@ func preflight(path string) error {
 	if _, err := io.ReadFull(f, head); err != nil {
 		return fmt.Errorf("%w: %s: %d bytes is too short for a store", ErrNotStore, path, fi.Size())
 	}
-	if binary.LittleEndian.Uint32(head[boltPageHeader:]) != boltMagic {
-		return fmt.Errorf("%w: %s has no bbolt header", ErrNotStore, path)
-	}
+	magic0 := binary.LittleEndian.Uint32(head[boltPageHeader:]) == boltMagic
 	best, ok := parseBoltMeta(head)
-	pageSize := int64(best.pageSize)
-	if !ok {
-		pageSize = int64(os.Getpagesize())
+	// The second meta page sits one page in; without a valid first page,
+	// its size is the OS page size bbolt would have used.
+	pageSize := int64(os.Getpagesize())
+	if ok {
+		pageSize = int64(best.pageSize)
 	}
 	if pageSize < 512 || pageSize > 1<<20 {
 		return fmt.Errorf("%w: %s: implausible page size %d", ErrCorrupt, path, pageSize)
 	}
 	second := make([]byte, boltPageHeader+boltMetaSize)
+	magic1 := false
 	if _, err := f.ReadAt(second, pageSize); err == nil {
+		magic1 = binary.LittleEndian.Uint32(second[boltPageHeader:]) == boltMagic
 		if m, ok2 := parseBoltMeta(second); ok2 && (!ok || m.txid > best.txid) {
 			best, ok = m, true
 		}
 	}
-	if !ok {
+	switch {
+	case !ok && !magic0 && !magic1:
+		return fmt.Errorf("%w: %s has no bbolt header", ErrNotStore, path)
+	case !ok:
 		return fmt.Errorf("%w: %s: both meta pages fail their checksum", ErrCorrupt, path)
 	}
 	if need := int64(best.pgid) * int64(best.pageSize); fi.Size() < need {

@@ -14,11 +14,20 @@ const recordV1 = 1
 
 type encoder struct{ b []byte }
 
-func (e *encoder) uint(v uint64)    { e.b = binary.AppendUvarint(e.b, v) }
-func (e *encoder) int(v int)        { e.b = binary.AppendVarint(e.b, int64(v)) }
-func (e *encoder) str(s string)     { e.uint(uint64(len(s))); e.b = append(e.b, s...) }
-func (e *encoder) id(id ID)         { e.b = append(e.b, id[:]...) }
-func (e *encoder) time(t time.Time) { e.b = binary.AppendVarint(e.b, t.UnixNano()) }
+func (e *encoder) uint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
+func (e *encoder) int(v int)     { e.b = binary.AppendVarint(e.b, int64(v)) }
+func (e *encoder) str(s string)  { e.uint(uint64(len(s))); e.b = append(e.b, s...) }
+func (e *encoder) id(id ID)      { e.b = append(e.b, id[:]...) }
+
+// time writes nanoseconds since the Unix epoch; the zero Time (outside the
+// range UnixNano can express) is written as 0.
+func (e *encoder) time(t time.Time) {
+	if t.IsZero() {
+		e.b = append(e.b, 0)
+		return
+	}
+	e.b = binary.AppendVarint(e.b, t.UnixNano())
+}
 func (e *encoder) bool(v bool) {
 	if v {
 		e.b = append(e.b, 1)

@@ -113,43 +113,47 @@ func TestRecordZeroTime(t *testing.T) {
 	}
 }
 
-// decoders lists every record type with one encoded sample per table entry.
-func encodedRecords() map[string]struct {
+// codec is a record type's decoder with encoded samples of it.
+type codec struct {
 	samples [][]byte
 	decode  func([]byte) error
-} {
-	type entry = struct {
-		samples [][]byte
-		decode  func([]byte) error
+}
+
+// codecs returns every record type with the encoded test values.
+func codecs() map[string]codec {
+	samples := func(enc func() [][]byte) [][]byte { return enc() }
+	return map[string]codec{
+		"document": {samples(func() (out [][]byte) {
+			for _, x := range testDocuments() {
+				out = append(out, encodeDocument(x))
+			}
+			return out
+		}), func(b []byte) error { _, err := decodeDocument(b); return err }},
+		"version": {samples(func() (out [][]byte) {
+			for _, x := range testVersions() {
+				out = append(out, encodeVersion(x))
+			}
+			return out
+		}), func(b []byte) error { _, err := decodeVersion(b); return err }},
+		"layout": {samples(func() (out [][]byte) {
+			for _, x := range testLayouts() {
+				out = append(out, encodeLayout(x))
+			}
+			return out
+		}), func(b []byte) error { _, err := decodeLayout(b); return err }},
+		"chunk": {samples(func() (out [][]byte) {
+			for _, x := range testChunks() {
+				out = append(out, encodeChunk(x))
+			}
+			return out
+		}), func(b []byte) error { _, err := decodeChunk(b); return err }},
 	}
-	out := map[string]entry{}
-	add := func(name string, samples [][]byte, decode func([]byte) error) {
-		out[name] = entry{samples, decode}
-	}
-	var docs, vers, lays, chs [][]byte
-	for _, x := range testDocuments() {
-		docs = append(docs, encodeDocument(x))
-	}
-	for _, x := range testVersions() {
-		vers = append(vers, encodeVersion(x))
-	}
-	for _, x := range testLayouts() {
-		lays = append(lays, encodeLayout(x))
-	}
-	for _, x := range testChunks() {
-		chs = append(chs, encodeChunk(x))
-	}
-	add("document", docs, func(b []byte) error { _, err := decodeDocument(b); return err })
-	add("version", vers, func(b []byte) error { _, err := decodeVersion(b); return err })
-	add("layout", lays, func(b []byte) error { _, err := decodeLayout(b); return err })
-	add("chunk", chs, func(b []byte) error { _, err := decodeChunk(b); return err })
-	return out
 }
 
 // TestRecordTruncated: every proper prefix of a record and every record with
 // a trailing byte is an error wrapping ErrCorrupt, never a panic.
 func TestRecordTruncated(t *testing.T) {
-	for name, rec := range encodedRecords() {
+	for name, rec := range codecs() {
 		for _, b := range rec.samples {
 			for n := range len(b) {
 				safely(t, name, func() {
@@ -192,7 +196,7 @@ func TestRecordGarbage(t *testing.T) {
 		{"text", []byte("this is not a record at all, just some words")},
 		{"all 0xff", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
 	}
-	for name, rec := range encodedRecords() {
+	for name, rec := range codecs() {
 		for _, tt := range tests {
 			safely(t, name+"/"+tt.name, func() {
 				if err := rec.decode(tt.b); !errors.Is(err, ErrCorrupt) {

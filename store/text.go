@@ -96,6 +96,7 @@ func (t Text) CodePoint(off int) int {
 		}
 	}
 	k := max(lo-1, 0)
+	off = min(off, len(t.b))
 	return k*cpStride + utf8.RuneCount(t.b[min(t.entry(k), off):off])
 }
 
@@ -115,6 +116,9 @@ func (t Text) Slice(start, end int) ([]byte, error) {
 		} else {
 			be = t.ByteOffset(end)
 		}
+	}
+	if bs > be || be > len(t.b) { // only a damaged index gets here
+		return nil, fmt.Errorf("%w: code-point index maps [%d, %d) to bytes [%d, %d)", ErrCorrupt, start, end, bs, be)
 	}
 	return t.b[bs:be], nil
 }

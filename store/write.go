@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -64,17 +65,25 @@ func (db *DB) PutVersions(nvs []*NewVersion) ([]PutResult, error) {
 			}
 			results[i] = r
 		}
+		if !w.dirty {
+			return errNothingWritten // roll back: bbolt would commit a new meta page
+		}
 		return nil
 	})
-	if err != nil {
+	if err != nil && err != errNothingWritten {
 		return nil, err
 	}
 	return results, nil
 }
 
+// errNothingWritten rolls back a transaction that changed nothing, so that
+// re-ingesting identical bytes leaves the file untouched.
+var errNothingWritten = errors.New("store: nothing written")
+
 type writer struct {
-	tx  *bolt.Tx
-	now time.Time
+	tx    *bolt.Tx
+	now   time.Time
+	dirty bool // something was put or deleted
 }
 
 func (w *writer) getDoc(id string) (*Document, error) {
@@ -86,6 +95,7 @@ func (w *writer) getDoc(id string) (*Document, error) {
 }
 
 func (w *writer) putDoc(doc *Document) error {
+	w.dirty = true
 	doc.Updated = w.now
 	return w.tx.Bucket(bucketDocs).Put([]byte(doc.ID), encodeDocument(doc))
 }
@@ -99,6 +109,7 @@ func (w *writer) getVersion(id string) (*Version, error) {
 }
 
 func (w *writer) putVersion(v *Version) error {
+	w.dirty = true
 	return w.tx.Bucket(bucketVersions).Put([]byte(v.ID), encodeVersion(v))
 }
 
@@ -137,9 +148,11 @@ func (w *writer) put(nv *NewVersion) (PutResult, error) {
 	case old != nil && old.Status == StatusCurrent:
 		res.Status = PutUnchanged
 		if docChanged {
-			return res, w.putDoc(doc)
+			if err := w.putDoc(doc); err != nil {
+				return PutResult{}, err
+			}
 		}
-		return res, nil
+		return res, w.clearFailure(v.DocumentID)
 	case old != nil && old.Status == StatusSuperseded:
 		// The source went back to older bytes: that version is current again.
 		res.Status = PutRestored
@@ -183,7 +196,18 @@ func (w *writer) put(nv *NewVersion) (PutResult, error) {
 	if err := w.putDoc(doc); err != nil {
 		return PutResult{}, err
 	}
-	return res, w.tx.Bucket(bucketFailures).Delete([]byte(v.DocumentID))
+	return res, w.clearFailure(v.DocumentID)
+}
+
+// clearFailure removes the failed-ingest record of a document that now
+// ingests, writing only when there is one.
+func (w *writer) clearFailure(documentID string) error {
+	b := w.tx.Bucket(bucketFailures)
+	if b.Get([]byte(documentID)) == nil {
+		return nil
+	}
+	w.dirty = true
+	return b.Delete([]byte(documentID))
 }
 
 func (w *writer) putContent(v *Version, nv *NewVersion) error {
