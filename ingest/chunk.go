@@ -22,9 +22,9 @@ func (o ChunkOptions) normalized() ChunkOptions {
 	if o.Size <= 0 {
 		o = DefaultChunkOptions
 	}
-	// An overlap of half a chunk or more could leave the chunker advancing by
-	// a code point at a time; the largest overlap below Size/2 is the closest
-	// sane reading of the request.
+	// A chunk may end as early as ⌈Size/2⌉ code points in, so an overlap of
+	// half a chunk or more could stop the chunker from advancing; the largest
+	// overlap below that is the closest reading of the request.
 	o.Overlap = max(0, min(o.Overlap, (o.Size-1)/2))
 	return o
 }
@@ -84,9 +84,10 @@ func isSpace(c byte) bool { return byteClass[c]&bSpace != 0 }
 // that its section path and page are those of its text.
 // layout may be nil. The same input always gives the same spans.
 //
-// Chunk reads text once as UTF-8 without converting it; an invalid byte
-// counts as one code point, as in []rune(text). It runs in time linear in
-// len(text) for a fixed Size.
+// Chunk works on the UTF-8 bytes of text without converting them; an
+// invalid byte counts as one code point, as in []rune(text). Its running time
+// is linear in len(text): a chunk costs O(Size) and the next one starts at
+// least ⌈Size/2⌉ − Overlap code points further on.
 func Chunk(text string, layout *store.Layout, opts ChunkOptions) []Span {
 	opts = opts.normalized()
 	// end is the byte after the last non-whitespace byte: once a chunk reaches

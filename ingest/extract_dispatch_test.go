@@ -141,6 +141,11 @@ func TestCorpus(t *testing.T) {
 			if err := checkExtracted(x); err != nil {
 				t.Fatal(err)
 			}
+			if x.MediaType == "text/html" {
+				if err := checkBlankLines(x.Text); err != nil {
+					t.Error(err)
+				}
+			}
 			// The text at a section start begins with '#' (Markdown ATX) or
 			// with the title, white space collapsed.
 			runes := []rune(x.Text)

@@ -154,19 +154,55 @@ func FuzzExtractHTML(f *testing.F) {
 		if err := checkExtracted(x); err != nil {
 			t.Fatalf("%v\nsource %q\ntext %q\nsections %v", err, src, x.Text, x.Layout.Sections)
 		}
-		// No leading or trailing white space, no run of blank lines.
-		if strings.Trim(x.Text, " \t\n\f") != x.Text {
-			t.Fatalf("text has leading or trailing white space: %q", x.Text)
-		}
-		if strings.Contains(x.Text, "\n\n\n") {
-			t.Fatalf("text has more than one blank line in a row: %q", x.Text)
+		if err := checkBlankLines(x.Text); err != nil {
+			t.Fatalf("%v\nsource %q\ntext %q", err, src, x.Text)
 		}
 	})
 }
 
+// checkBlankLines reports a blank first line, trailing white space, a line
+// of blanks only, or a run of more than one blank line: HTML text has none.
+func checkBlankLines(text string) error {
+	if strings.TrimRight(text, " \t\n\f") != text {
+		return errors.New("trailing white space")
+	}
+	if strings.Contains(text, "\n\n\n") {
+		return errors.New("more than one blank line in a row")
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if l == "" && i > 0 {
+			continue
+		}
+		if strings.Trim(l, " \t") == "" && text != "" {
+			return fmt.Errorf("line %d is blank or holds only blanks: %q", i+1, l)
+		}
+	}
+	return nil
+}
+
+// refNormalize is Normalize written plainly, for valid UTF-8: byte order
+// marks stripped, line ends to \n, controls dropped, then NFC.
+func refNormalize(src []byte) string {
+	s := string(src)
+	for strings.HasPrefix(s, "\ufeff") {
+		s = s[len("\ufeff"):]
+	}
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
+	s = strings.Map(func(r rune) rune {
+		if isForbiddenControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+	return norm.NFC.String(s)
+}
+
 func FuzzNormalize(f *testing.F) {
 	addSeeds(f, ".md", ".txt", ".html")
-	for _, s := range []string{"a\r\nb\rc", "\ufeff\ufeffx", "e\x01\u0301", "\xff", "a\x00", "\u212b\u1100\u1161"} {
+	for _, s := range []string{"a\r\nb\rc", "\ufeff\ufeffx", "e\x01\u0301", "\xff", "a\x00", "\u212b\u1100\u1161",
+		"\uac00\u11a8", "a\u0308\u0301b", "\U0001d15e", "\u0301x", "é\u0323\u0302", "\u0958\u2000"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
@@ -187,6 +223,9 @@ func FuzzNormalize(f *testing.F) {
 		}
 		if strings.HasPrefix(s, "\ufeff") || strings.Contains(s, "\r") {
 			t.Fatalf("text %q keeps a leading BOM or a CR", s)
+		}
+		if want := refNormalize(src); s != want {
+			t.Fatalf("Normalize(%q) = %q, want %q", src, s, want)
 		}
 		again, err := Normalize([]byte(s))
 		if err != nil || again != s {

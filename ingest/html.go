@@ -277,10 +277,6 @@ func (w *htmlWriter) endHeading() {
 
 // flush writes the owed break before a piece of text.
 func (w *htmlWriter) flush() {
-	if len(w.out) == 0 {
-		w.lines, w.sep = 0, sepNone
-		return
-	}
 	if w.lines > 0 {
 		// Blanks that pre text left at a line end go first, so that a blank
 		// line is empty.
@@ -289,6 +285,12 @@ func (w *htmlWriter) flush() {
 			n--
 		}
 		w.out = w.out[:n]
+	}
+	if len(w.out) == 0 {
+		w.lines, w.sep = 0, sepNone
+		return
+	}
+	if w.lines > 0 {
 		for ; w.trailNL < w.lines; w.trailNL++ {
 			w.out = append(w.out, '\n')
 		}

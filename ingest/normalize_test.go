@@ -25,6 +25,13 @@ func TestNormalize(t *testing.T) {
 		{name: "hangul jamo", in: "\u1100\u1161\u11a8", want: "\uac01"},
 		{name: "nfc non-ascii kept", in: "日本語 😀 naïve", want: "日本語 😀 naïve"},
 		{name: "combining mark after ascii at start", in: "e\u0301", want: "é"},
+		{name: "leading combining mark", in: "\u0301e", want: "\u0301e"},
+		{name: "hangul lv plus t", in: "가\u11a8 日本", want: "각 日本"},
+		{name: "marks reordered", in: "x q\u0307\u0323 y", want: "x q\u0323\u0307 y"},
+		{name: "mark after latin-1 letter", in: "naïve A\u030a", want: "naïve Å"},
+		{name: "singleton after safe text", in: "日本 \u2000 Ω \u2126", want: "日本 \u2002 Ω Ω"},
+		{name: "astral decomposition", in: "note \U0001d15e", want: "note \U0001d157\U0001d165"},
+		{name: "devanagari nukta", in: "\u0915\u093c", want: "\u0915\u093c"},
 		{name: "controls removed", in: "hello\x01 wor\x7fld\u0085 \x1b[0m!", want: "hello world [0m!"},
 		{name: "control between base and mark", in: "text: e\x07\u0301", want: "text: é"},
 		{name: "vertical tab removed", in: "a\vb and more text", want: "ab and more text"},
@@ -56,6 +63,9 @@ func TestNormalize(t *testing.T) {
 			}
 			if got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
+			}
+			if ref := refNormalize([]byte(tt.in)); got != ref {
+				t.Errorf("got %q, the plain reference gives %q", got, ref)
 			}
 			again, err := Normalize([]byte(got))
 			if err != nil || again != got {

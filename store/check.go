@@ -49,10 +49,14 @@ func (db *DB) Check() (findings []Finding, err error) {
 		if err := t.ForEachDocument(func(d *Document) error { docs[d.ID] = d; return nil }); err != nil {
 			add(Finding{Kind: "record", Detail: err.Error()})
 		}
-		return t.ForEachVersion(func(v *Version) error {
+		if err := t.ForEachVersion(func(v *Version) error {
 			checkVersion(t, v, docs[v.DocumentID], add)
 			return nil
-		})
+		}); err != nil {
+			return err
+		}
+		checkQuarantineIndex(tx, add)
+		return nil
 	})
 	if errors.Is(err, ErrCorrupt) {
 		findings = append(findings, Finding{Kind: "record", Detail: err.Error()})
@@ -88,6 +92,7 @@ func checkVersion(t *Tx, v *Version, doc *Document, add func(Finding)) {
 		f("layout", "%d page starts for %d pages", len(l.PageStarts), v.Pages)
 	}
 	n, q := 0, 0
+	index := t.tx.Bucket(bucketQuarantine)
 	err = t.ForEachChunk(v, func(c *Chunk) error {
 		if c.Ordinal != uint32(n) {
 			add(Finding{Kind: "chunk", Document: v.DocumentID, Version: v.ID, Chunk: c.ID(),
@@ -96,6 +101,10 @@ func checkVersion(t *Tx, v *Version, doc *Document, add func(Finding)) {
 		n++
 		if c.Quarantine != nil {
 			q++
+			if index.Get(chunkKey(v.Seq, c.Ordinal)) == nil {
+				add(Finding{Kind: "quarantine_index", Document: v.DocumentID, Version: v.ID, Chunk: c.ID(),
+					Detail: "quarantined chunk missing from the quarantine index"})
+			}
 		}
 		return nil
 	})
@@ -105,4 +114,22 @@ func checkVersion(t *Tx, v *Version, doc *Document, add func(Finding)) {
 	if n != v.Chunks || q != v.Quarantined {
 		f("count", "%d chunks (%d quarantined) stored, header says %d (%d)", n, q, v.Chunks, v.Quarantined)
 	}
+}
+
+// checkQuarantineIndex reports index entries that name no chunk, or a
+// chunk that is not quarantined.
+func checkQuarantineIndex(tx *bolt.Tx, add func(Finding)) {
+	chunks := tx.Bucket(bucketChunks)
+	_ = tx.Bucket(bucketQuarantine).ForEach(func(k, _ []byte) error {
+		b := chunks.Get(k)
+		if b == nil {
+			add(Finding{Kind: "quarantine_index", Detail: fmt.Sprintf("index entry %x names no chunk", k)})
+			return nil
+		}
+		c, err := decodeChunk(b)
+		if err == nil && c.Quarantine == nil {
+			add(Finding{Kind: "quarantine_index", Version: c.Version, Chunk: c.ID(), Detail: "index names a chunk that is not quarantined"})
+		}
+		return nil
+	})
 }

@@ -171,6 +171,9 @@ func (t *Tx) ForEachQuarantined(fn func(*Version, *Chunk) error) error {
 		if err != nil {
 			return err
 		}
+		if ch.Quarantine == nil {
+			return fmt.Errorf("%w: quarantine index names chunk %s, which is not quarantined", ErrCorrupt, ch.ID())
+		}
 		if s := binary.BigEndian.Uint64(k); ver == nil || s != seq {
 			if ver, err = t.Version(ch.Version); err != nil {
 				return err

@@ -12,6 +12,8 @@ import (
 
 const recordV1 = 1
 
+var legacyZeroTime = time.Time{}.UnixNano()
+
 type encoder struct{ b []byte }
 
 func (e *encoder) uint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
@@ -127,7 +129,9 @@ func (d *decoder) bool() bool {
 
 func (d *decoder) time() time.Time {
 	ns := d.int()
-	if ns == 0 {
+	// 0 is the zero Time; so is what the first build wrote for it, the
+	// overflowed UnixNano of the zero Time.
+	if ns == 0 || int64(ns) == legacyZeroTime {
 		return time.Time{}
 	}
 	return time.Unix(0, int64(ns)).UTC()

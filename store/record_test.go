@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"errors"
 	"math"
 	"testing"
@@ -237,3 +238,24 @@ func fuzzDecoder[T any](f *testing.F, samples map[string]*T, encode func(*T) []b
 
 func FuzzDecodeChunk(f *testing.F)  { fuzzDecoder(f, testChunks(), encodeChunk, decodeChunk) }
 func FuzzDecodeLayout(f *testing.F) { fuzzDecoder(f, testLayouts(), encodeLayout, decodeLayout) }
+
+// TestDecodeLegacyZeroTime: records written before the zero time was
+// encoded as 0 hold time.Time{}.UnixNano() (an overflow, 1754-08-30) for
+// "no time", for instance in Version.Deleted of every live version. Such
+// stores have format 1 too, so the decoder must read that value as the
+// zero time.
+func TestDecodeLegacyZeroTime(t *testing.T) {
+	v := *testVersions()["current"]
+	b := encodeVersion(&v)
+	if b[len(b)-1] != 0 {
+		t.Fatalf("test bug: a version record no longer ends with its Deleted time")
+	}
+	legacy := binary.AppendVarint(b[:len(b)-1:len(b)-1], time.Time{}.UnixNano())
+	got, err := decodeVersion(legacy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Deleted.IsZero() {
+		t.Errorf("Deleted of a live version written by the first build: got %v, want the zero time", got.Deleted)
+	}
+}

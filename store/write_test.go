@@ -740,3 +740,48 @@ func TestTextHashMismatch(t *testing.T) {
 		return nil
 	})
 }
+
+// TestCheckQuarantineIndex: the quarantine bucket is an index of the
+// quarantined chunk records, and ForEachQuarantined (the quarantine audit)
+// reads the index. Check must notice when index and records disagree, and
+// ForEachQuarantined must never hand out a chunk without a Quarantine.
+func TestCheckQuarantineIndex(t *testing.T) {
+	tests := []struct {
+		name   string
+		damage func(*bolt.Tx) error
+	}{
+		// damagedStore quarantines chunk 2 of seq 1.
+		{"index misses a quarantined chunk", func(tx *bolt.Tx) error {
+			return tx.Bucket([]byte(bucketQuarantine)).Delete(chunkKey(1, 2))
+		}},
+		{"index names a clean chunk", func(tx *bolt.Tx) error {
+			return tx.Bucket([]byte(bucketQuarantine)).Put(chunkKey(1, 0), nil)
+		}},
+		{"index names a missing chunk", func(tx *bolt.Tx) error {
+			return tx.Bucket([]byte(bucketQuarantine)).Put(chunkKey(9, 0), nil)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db, _ := damagedStore(t, tt.damage)
+			findings, err := db.Check()
+			if err != nil {
+				t.Fatalf("Check: %v", err)
+			}
+			if len(findings) == 0 {
+				t.Errorf("Check: got no findings, want one for the quarantine index")
+			}
+			err = db.View(func(tx *store.Tx) error {
+				return tx.ForEachQuarantined(func(v *store.Version, c *store.Chunk) error {
+					if c.Quarantine == nil {
+						t.Errorf("ForEachQuarantined: got chunk %s without a Quarantine", c.ID())
+					}
+					return nil
+				})
+			})
+			if err != nil && !errors.Is(err, store.ErrCorrupt) {
+				t.Errorf("ForEachQuarantined: got error %v, want none or ErrCorrupt", err)
+			}
+		})
+	}
+}

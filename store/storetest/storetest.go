@@ -54,7 +54,7 @@ func OpenPath(t testing.TB, path string, opts *store.Options) *store.DB {
 // chunkLen <= 0; none for an empty text), each with its pages and span hash.
 func NewVersion(docID, text string, chunkLen int) *store.NewVersion {
 	b := []byte(text)
-	src := store.Hash(b)
+	src := store.HashString(text)
 	id := store.VersionID(docID, src, Fingerprint)
 	txt := store.NewText(b)
 	n := txt.Len()
