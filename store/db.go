@@ -132,7 +132,10 @@ func (db *DB) update(fn func(*bolt.Tx) error) error {
 }
 
 // guard turns a panic inside bbolt, or a fault on the mapped file, into
-// ErrCorrupt: bbolt trusts its pages and panics on a damaged one.
+// ErrCorrupt: bbolt trusts its pages and panics on a damaged one. It wraps
+// the caller's View function too, because values read there point into the
+// mapped file; the panic value is kept in the message so that a programming
+// error still shows what it was.
 func guard(fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -318,7 +319,12 @@ func encodeChunk(c *Chunk) []byte {
 func decodeChunk(b []byte) (*Chunk, error) {
 	d := decoder{b: b}
 	d.version("chunk")
-	c := &Chunk{Version: d.str(), Ordinal: uint32(d.uint())}
+	c := &Chunk{Version: d.str()}
+	if ord := d.uint(); ord > math.MaxUint32 {
+		d.fail("chunk ordinal")
+	} else {
+		c.Ordinal = uint32(ord)
+	}
 	c.Start = d.int()
 	c.End = c.Start + d.int()
 	c.Page = d.int()

@@ -68,8 +68,10 @@ func (t Text) Bytes() []byte { return t.b }
 // Len returns the length in code points.
 func (t Text) Len() int { return t.n }
 
-// ByteOffset converts a code-point offset in [0, Len()] to a byte offset.
+// ByteOffset converts a code-point offset to a byte offset; offsets are
+// clamped to [0, Len()].
 func (t Text) ByteOffset(cp int) int {
+	cp = max(cp, 0)
 	if t.index == nil || cp >= t.n {
 		if cp >= t.n {
 			return len(t.b)

@@ -291,7 +291,10 @@ func (db *DB) Delete(documentID, version string) (deleted []string, err error) {
 		}
 		return w.putDoc(doc)
 	})
-	return deleted, err
+	if err != nil {
+		return nil, err // rolled back: nothing was deleted
+	}
+	return deleted, nil
 }
 
 func (w *writer) removeContent(v *Version) error {
@@ -303,7 +306,7 @@ func (w *writer) removeContent(v *Version) error {
 	}
 	for _, name := range [][]byte{bucketChunks, bucketQuarantine} {
 		c := w.tx.Bucket(name).Cursor()
-		for ck, _ := c.Seek(k); ck != nil && len(ck) == 12 && string(ck[:8]) == string(k); ck, _ = c.Seek(k) {
+		for ck, _ := c.Seek(k); len(ck) == 12 && string(ck[:8]) == string(k); ck, _ = c.Seek(k) {
 			if err := c.Delete(); err != nil {
 				return err
 			}
