@@ -395,24 +395,24 @@ func (w *htmlWriter) finish() (string, []heading) {
 	for n > 0 && isHTMLSpace(w.out[n-1]) {
 		n--
 	}
-	out := w.out[:n]
-	if norm.NFC.QuickSpan(out) == len(out) {
-		return string(out), w.headings
+	text := string(w.out[:n])
+	if nfcSpan(text, 0) == len(text) {
+		return text, w.headings
 	}
 	// Character references made text that is not NFC. Every heading starts
 	// right after a line break (or at 0), and nothing composes with a line
 	// break, so normalizing piece by piece between heading starts gives the
 	// NFC of the whole and keeps each heading's offset exact.
 	var b strings.Builder
-	b.Grow(len(out) + len(out)/8)
+	b.Grow(len(text) + len(text)/8)
 	prev := 0
 	for i := range w.headings {
 		h := &w.headings[i]
-		b.WriteString(norm.NFC.String(string(out[prev:h.off])))
+		b.WriteString(norm.NFC.String(text[prev:h.off]))
 		prev, h.off = h.off, b.Len()
 		h.title = norm.NFC.String(h.title)
 	}
-	b.WriteString(norm.NFC.String(string(out[prev:])))
+	b.WriteString(norm.NFC.String(text[prev:]))
 	return b.String(), w.headings
 }
 

@@ -75,9 +75,8 @@ type heading struct {
 	title string
 }
 
+// markdownSections returns the sections of the canonical text s.
 func markdownSections(s string) []store.Section {
-	// goldmark takes []byte; the conversion copies, but goldmark keeps no
-	// reference after Parse, and the text must stay a string for the caller.
 	fm := frontMatterEnd(s)
 	source := []byte(s[fm:])
 	doc := mdParser.Parse(text.NewReader(source))

@@ -183,47 +183,57 @@ var nfcSafeBMP = sync.OnceValue(func() *[1 << 10]uint64 {
 
 // nfc returns s in NFC, given that s[:from] is made of nfcSafe characters.
 // A text that is already NFC, which is nearly every text, costs one scan
-// from from and no copy: only the runs of characters that are not nfcSafe,
-// with the character before each, go through the full NFC check.
+// from from and no copy.
 func nfc(s string, from int) string {
-	bound := from // a normalization boundary: the start of a safe character
+	n := nfcSpan(s, from)
+	if n == len(s) {
+		return s
+	}
+	out := make([]byte, 0, len(s)+len(s)/8)
+	out = append(out, s[:n]...)
+	out = norm.NFC.AppendString(out, s[n:])
+	return string(out)
+}
+
+// nfcSpan returns len(s) when s is in NFC, else a normalization boundary n
+// such that s[:n] is: s is NFC from there on only after normalizing s[n:].
+// s[:from] must be made of nfcSafe characters. Only the runs of characters
+// that are not nfcSafe, with the character before each, go through the
+// full NFC check, which is slow (under 100 MB/s) even on ASCII.
+func nfcSpan(s string, from int) int {
+	bound := 0 // the start of the last safe character: a boundary
 	if from > 0 {
 		_, size := utf8.DecodeLastRuneInString(s[:from])
 		bound = from - size
 	}
 	i := from
 	for i < len(s) {
-		// s[i] starts a character that is not safe; find the end of the run.
-		j := i
+		if s[i] < utf8.RuneSelf {
+			bound = i
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if nfcSafe(r) {
+			bound = i
+			i += size
+			continue
+		}
+		j := i + size
 		for j < len(s) {
 			r, size := rune(s[j]), 1
 			if r >= utf8.RuneSelf {
 				r, size = utf8.DecodeRuneInString(s[j:])
 			}
-			if j > i && nfcSafe(r) {
+			if nfcSafe(r) {
 				break
 			}
 			j += size
 		}
 		if !norm.NFC.IsNormalString(s[bound:j]) {
-			out := make([]byte, 0, len(s)+len(s)/8)
-			out = append(out, s[:bound]...)
-			out = norm.NFC.AppendString(out, s[bound:])
-			return string(out)
-		}
-		// Skip safe characters up to the next run.
-		for j < len(s) {
-			r, size := rune(s[j]), 1
-			if r >= utf8.RuneSelf {
-				r, size = utf8.DecodeRuneInString(s[j:])
-			}
-			if !nfcSafe(r) {
-				break
-			}
-			bound = j
-			j += size
+			return bound
 		}
 		i = j
 	}
-	return s
+	return len(s)
 }
