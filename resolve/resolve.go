@@ -82,7 +82,7 @@ func chunkTx(tx *store.Tx, r *Resolution, principal string) error {
 		r.Status, r.Reason = StatusNotFound, "invalid chunk id"
 		return nil
 	}
-	v, doc, ok, err := loadVersion(tx, r, versionID, principal)
+	v, current, ok, err := loadVersion(tx, r, versionID, principal)
 	if !ok || err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func chunkTx(tx *store.Tx, r *Resolution, principal string) error {
 	if err != nil {
 		return err
 	}
-	r.fillVersion(v, doc)
+	r.fillVersion(v, current)
 	r.Start, r.End = c.Start, c.End
 	if c.Quarantine != nil {
 		r.Status, r.Reason, r.Quarantine = StatusQuarantined, c.Quarantine.Reason, c.Quarantine
@@ -122,35 +122,41 @@ func chunkTx(tx *store.Tx, r *Resolution, principal string) error {
 }
 
 // loadVersion reads a version and its document and applies, in order, the
-// not-found, permission and tombstone checks. ok is false when r is final.
-func loadVersion(tx *store.Tx, r *Resolution, versionID, principal string) (*store.Version, *store.Document, bool, error) {
+// not-found, permission and tombstone checks, and returns the document's
+// current version id. ok is false when r is final.
+func loadVersion(tx *store.Tx, r *Resolution, versionID, principal string) (*store.Version, string, bool, error) {
 	v, err := tx.Version(versionID)
 	if errors.Is(err, store.ErrNotFound) {
 		r.Status, r.Reason = StatusNotFound, "no such version"
-		return nil, nil, false, nil
+		return nil, "", false, nil
 	}
 	if err != nil {
-		return nil, nil, false, err
-	}
-	doc, err := tx.Document(v.DocumentID)
-	if err != nil {
-		return nil, nil, false, err
+		return nil, "", false, err
 	}
 	// Permission first: a forbidden caller learns nothing, not even that
 	// the version was deleted.
-	if !doc.Allows(principal) {
+	if !v.Allows(principal) {
 		r.Status = StatusForbidden
-		return nil, nil, false, nil
+		return nil, "", false, nil
+	}
+	// The document is read only to name the current version of an old one.
+	current := v.ID
+	if v.Status != store.StatusCurrent {
+		doc, err := tx.Document(v.DocumentID)
+		if err != nil {
+			return nil, "", false, err
+		}
+		current = doc.Current
 	}
 	if v.Status == store.StatusDeleted {
-		r.fillVersion(v, doc)
+		r.fillVersion(v, current)
 		r.Status = StatusDeleted
-		return nil, nil, false, nil
+		return nil, "", false, nil
 	}
-	return v, doc, true, nil
+	return v, current, true, nil
 }
 
-func (r *Resolution) fillVersion(v *store.Version, doc *store.Document) {
+func (r *Resolution) fillVersion(v *store.Version, current string) {
 	r.DocumentID = v.DocumentID
 	r.DocumentVersion = v.ID
 	r.VersionStatus = v.Status
@@ -158,8 +164,8 @@ func (r *Resolution) fillVersion(v *store.Version, doc *store.Document) {
 	r.SourceURL = v.SourceURL
 	h := v.TextHash
 	r.TextHash = &h
-	if doc.Current != v.ID {
-		r.CurrentVersion = doc.Current
+	if current != v.ID {
+		r.CurrentVersion = current
 	}
 	switch v.Status {
 	case store.StatusCurrent:
@@ -186,7 +192,7 @@ func lowConfidence(l *store.Layout, page int) string {
 func Range(db Viewer, versionID string, start, end int, principal string) (*Resolution, error) {
 	r := &Resolution{}
 	err := db.View(func(tx *store.Tx) error {
-		v, doc, ok, err := loadVersion(tx, r, versionID, principal)
+		v, current, ok, err := loadVersion(tx, r, versionID, principal)
 		if !ok || err != nil {
 			return err
 		}
@@ -201,7 +207,7 @@ func Range(db Viewer, versionID string, start, end int, principal string) (*Reso
 			return err
 		}
 		span, _ := txt.Slice(start, end)
-		r.fillVersion(v, doc)
+		r.fillVersion(v, current)
 		r.Start, r.End, r.Text = start, end, string(span)
 		l, err := tx.Layout(v)
 		if err != nil {

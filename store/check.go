@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -43,7 +44,7 @@ func (db *DB) Check() (findings []Finding, err error) {
 		if len(findings) > 0 {
 			return nil // records on damaged pages cannot be trusted to decode
 		}
-		t := &Tx{tx: tx}
+		t := &Tx{tx: tx, db: db}
 		add := func(f Finding) { findings = append(findings, f) }
 		docs := map[string]*Document{}
 		if err := t.ForEachDocument(func(d *Document) error { docs[d.ID] = d; return nil }); err != nil {
@@ -71,8 +72,13 @@ func checkVersion(t *Tx, v *Version, doc *Document, add func(Finding)) {
 	}
 	if doc == nil {
 		f("record", "version has no document record")
-	} else if (v.Status == StatusCurrent) != (doc.Current == v.ID) {
-		f("record", "status %s but the document's current version is %q", v.Status, doc.Current)
+	} else {
+		if (v.Status == StatusCurrent) != (doc.Current == v.ID) {
+			f("record", "status %s but the document's current version is %q", v.Status, doc.Current)
+		}
+		if !slices.Equal(v.ACL, doc.ACL) {
+			f("acl", "version access list %q differs from the document's %q", v.ACL, doc.ACL)
+		}
 	}
 	if v.Status == StatusDeleted {
 		return

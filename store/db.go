@@ -24,6 +24,8 @@ type DB struct {
 	bolt     *bolt.DB
 	path     string
 	readOnly bool
+	docs     recordCache[Document]
+	versions recordCache[Version]
 }
 
 // Open opens or creates the store at path. It checks the file before bbolt
@@ -117,7 +119,7 @@ func (db *DB) Close() error { return db.bolt.Close() }
 
 // View runs fn in a read-only transaction.
 func (db *DB) View(fn func(*Tx) error) error {
-	return db.view(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+	return db.view(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx, db: db}) })
 }
 
 func (db *DB) view(fn func(*bolt.Tx) error) error {

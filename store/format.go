@@ -14,7 +14,8 @@ import (
 //
 // Changelog:
 //
-//	1: first format: documents, versions, texts, code-point indexes, layouts,
+//	1: first format: documents, versions (with a copy of the document's
+//	   access list), texts followed by their code-point index, layouts,
 //	   chunks keyed by (version seq, ordinal), quarantine index, failures.
 const FormatVersion = 1
 
@@ -23,13 +24,12 @@ var (
 	bucketMeta       = []byte("meta")       // "format" -> uint32
 	bucketDocs       = []byte("docs")       // document id -> Document
 	bucketVersions   = []byte("versions")   // version id -> Version (holds Seq)
-	bucketTexts      = []byte("texts")      // seq -> canonical text, UTF-8
-	bucketCPIndex    = []byte("cpindex")    // seq -> code-point index
+	bucketTexts      = []byte("texts")      // seq -> canonical text (UTF-8), then its code-point index
 	bucketLayouts    = []byte("layouts")    // seq -> Layout
 	bucketChunks     = []byte("chunks")     // seq, ordinal -> Chunk
 	bucketQuarantine = []byte("quarantine") // seq, ordinal -> "" (index of quarantined chunks)
 	bucketFailures   = []byte("failures")   // document id -> Failure (JSON)
-	allBuckets       = [][]byte{bucketMeta, bucketDocs, bucketVersions, bucketTexts, bucketCPIndex,
+	allBuckets       = [][]byte{bucketMeta, bucketDocs, bucketVersions, bucketTexts,
 		bucketLayouts, bucketChunks, bucketQuarantine, bucketFailures}
 	keyFormat = []byte("format")
 )

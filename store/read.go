@@ -11,7 +11,13 @@ import (
 
 // Tx is a read transaction. Values it returns that are byte slices or Texts
 // point into the mapped file and are valid only until the transaction ends.
-type Tx struct{ tx *bolt.Tx }
+//
+// Records returned by Tx share their strings and slices with a cache of
+// decoded records: treat them as read-only.
+type Tx struct {
+	tx *bolt.Tx
+	db *DB
+}
 
 // Document returns the document record.
 func (t *Tx) Document(id string) (*Document, error) {
@@ -19,7 +25,7 @@ func (t *Tx) Document(id string) (*Document, error) {
 	if v == nil {
 		return nil, fmt.Errorf("%w: document %q", ErrNotFound, id)
 	}
-	doc, err := decodeDocument(v)
+	doc, err := t.db.docs.get([]byte(id), v, decodeDocument)
 	if err != nil {
 		return nil, fmt.Errorf("document %q: %w", id, err)
 	}
@@ -32,7 +38,7 @@ func (t *Tx) Version(id string) (*Version, error) {
 	if v == nil {
 		return nil, fmt.Errorf("%w: version %q", ErrNotFound, id)
 	}
-	ver, err := decodeVersion(v)
+	ver, err := t.db.versions.get([]byte(id), v, decodeVersion)
 	if err != nil {
 		return nil, fmt.Errorf("version %s: %w", id, err)
 	}
@@ -66,16 +72,16 @@ func (t *Tx) Text(v *Version) (Text, error) {
 	if v.Status == StatusDeleted {
 		return Text{}, deletedErr(v)
 	}
-	k := seqKey(v.Seq)
-	b := t.tx.Bucket(bucketTexts).Get(k)
-	idx := t.tx.Bucket(bucketCPIndex).Get(k)
-	if b == nil || idx == nil {
+	// One value holds the text and, after it, its code-point index: one
+	// read instead of two on the resolve path.
+	b := t.tx.Bucket(bucketTexts).Get(seqKey(v.Seq))
+	if b == nil {
 		return Text{}, fmt.Errorf("%w: text of version %s is missing", ErrCorrupt, v.ID)
 	}
-	if len(b) != v.TextBytes {
-		return Text{}, fmt.Errorf("%w: text of version %s has %d bytes, recorded %d", ErrCorrupt, v.ID, len(b), v.TextBytes)
+	if len(b) < v.TextBytes+8 {
+		return Text{}, fmt.Errorf("%w: text of version %s has %d bytes with its index, recorded %d without", ErrCorrupt, v.ID, len(b), v.TextBytes)
 	}
-	txt, err := loadText(b, idx)
+	txt, err := loadText(b[:v.TextBytes:v.TextBytes], b[v.TextBytes:])
 	if err != nil {
 		return Text{}, fmt.Errorf("text of version %s: %w", v.ID, err)
 	}

@@ -13,8 +13,6 @@ import (
 
 const recordV1 = 1
 
-var legacyZeroTime = time.Time{}.UnixNano()
-
 type encoder struct{ b []byte }
 
 func (e *encoder) uint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
@@ -130,9 +128,7 @@ func (d *decoder) bool() bool {
 
 func (d *decoder) time() time.Time {
 	ns := d.int()
-	// 0 is the zero Time; so is what the first build wrote for it, the
-	// overflowed UnixNano of the zero Time.
-	if ns == 0 || int64(ns) == legacyZeroTime {
+	if ns == 0 {
 		return time.Time{}
 	}
 	return time.Unix(0, int64(ns)).UTC()
@@ -224,6 +220,7 @@ func encodeVersion(v *Version) []byte {
 	e.time(v.Created)
 	e.str(string(v.Status))
 	e.time(v.Deleted)
+	e.strs(v.ACL)
 	return e.b
 }
 
@@ -249,6 +246,7 @@ func decodeVersion(b []byte) (*Version, error) {
 		Created:     d.time(),
 		Status:      Status(d.str()),
 		Deleted:     d.time(),
+		ACL:         d.strs(),
 	}
 	return v, d.done("version")
 }

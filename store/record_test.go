@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/binary"
 	"errors"
 	"math"
 	"testing"
@@ -244,18 +243,3 @@ func FuzzDecodeLayout(f *testing.F) { fuzzDecoder(f, testLayouts(), encodeLayout
 // "no time", for instance in Version.Deleted of every live version. Such
 // stores have format 1 too, so the decoder must read that value as the
 // zero time.
-func TestDecodeLegacyZeroTime(t *testing.T) {
-	v := *testVersions()["current"]
-	b := encodeVersion(&v)
-	if b[len(b)-1] != 0 {
-		t.Fatalf("test bug: a version record no longer ends with its Deleted time")
-	}
-	legacy := binary.AppendVarint(b[:len(b)-1:len(b)-1], time.Time{}.UnixNano())
-	got, err := decodeVersion(legacy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !got.Deleted.IsZero() {
-		t.Errorf("Deleted of a live version written by the first build: got %v, want the zero time", got.Deleted)
-	}
-}

@@ -64,8 +64,20 @@ func ParseChunkID(id string) (version string, ordinal uint32, err error) {
 	if i < 0 || !ValidVersionID(id[:i]) {
 		return "", 0, fmt.Errorf("store: invalid chunk id %q: want <version>-<ordinal>", id)
 	}
-	n, err := strconv.ParseUint(id[i+1:], 10, 32)
-	if err != nil || id[i+1:] != strconv.FormatUint(n, 10) {
+	// Decimal without sign or leading zeros, so each chunk has one id.
+	digits := id[i+1:]
+	if digits == "" || len(digits) > 10 || (digits[0] == '0' && len(digits) > 1) {
+		return "", 0, fmt.Errorf("store: invalid chunk id %q: bad ordinal", id)
+	}
+	var n uint64
+	for j := 0; j < len(digits); j++ {
+		c := digits[j]
+		if c < '0' || c > '9' {
+			return "", 0, fmt.Errorf("store: invalid chunk id %q: bad ordinal", id)
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	if n > 1<<32-1 {
 		return "", 0, fmt.Errorf("store: invalid chunk id %q: bad ordinal", id)
 	}
 	return id[:i], uint32(n), nil
@@ -84,11 +96,13 @@ type Document struct {
 // Allows reports whether principal may read the document. An empty access
 // list allows everyone; a non-empty one allows only its members, and never
 // the empty principal.
-func (d *Document) Allows(principal string) bool {
-	if len(d.ACL) == 0 {
+func (d *Document) Allows(principal string) bool { return allows(d.ACL, principal) }
+
+func allows(acl []string, principal string) bool {
+	if len(acl) == 0 {
 		return true
 	}
-	for _, p := range d.ACL {
+	for _, p := range acl {
 		if p == principal {
 			return true
 		}
@@ -117,7 +131,14 @@ type Version struct {
 	Created     time.Time `json:"created"`
 	Status      Status    `json:"status"`
 	Deleted     time.Time `json:"deleted,omitzero"`
+	// ACL is a copy of the document's access list, kept equal by every
+	// write, so that resolving a chunk of a current version needs no
+	// document read.
+	ACL []string `json:"acl,omitempty"`
 }
+
+// Allows reports whether principal may read the version (see Document.Allows).
+func (v *Version) Allows(principal string) bool { return allows(v.ACL, principal) }
 
 // Layout holds a version's page map and section spans.
 type Layout struct {

@@ -151,12 +151,16 @@ func (w *writer) put(nv *NewVersion) (PutResult, error) {
 			if err := w.putDoc(doc); err != nil {
 				return PutResult{}, err
 			}
+			if err := w.syncACL(doc); err != nil {
+				return PutResult{}, err
+			}
 		}
 		return res, w.clearFailure(v.DocumentID)
 	case old != nil && old.Status == StatusSuperseded:
 		// The source went back to older bytes: that version is current again.
 		res.Status = PutRestored
 		old.Status = StatusCurrent
+		old.ACL = doc.ACL
 		if err := w.putVersion(old); err != nil {
 			return PutResult{}, err
 		}
@@ -171,6 +175,7 @@ func (w *writer) put(nv *NewVersion) (PutResult, error) {
 		v.Status = StatusCurrent
 		v.Created = w.now
 		v.Deleted = time.Time{}
+		v.ACL = doc.ACL
 		if err := w.putContent(&v, nv); err != nil {
 			return PutResult{}, err
 		}
@@ -196,6 +201,11 @@ func (w *writer) put(nv *NewVersion) (PutResult, error) {
 	if err := w.putDoc(doc); err != nil {
 		return PutResult{}, err
 	}
+	if docChanged {
+		if err := w.syncACL(doc); err != nil {
+			return PutResult{}, err
+		}
+	}
 	return res, w.clearFailure(v.DocumentID)
 }
 
@@ -210,12 +220,26 @@ func (w *writer) clearFailure(documentID string) error {
 	return b.Delete([]byte(documentID))
 }
 
+// syncACL copies the document's access list into each of its versions.
+func (w *writer) syncACL(doc *Document) error {
+	for _, id := range doc.Versions {
+		v, err := w.getVersion(id)
+		if err != nil {
+			return err
+		}
+		if v != nil && !slices.Equal(v.ACL, doc.ACL) {
+			v.ACL = doc.ACL
+			if err := w.putVersion(v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 func (w *writer) putContent(v *Version, nv *NewVersion) error {
 	k := seqKey(v.Seq)
-	if err := w.tx.Bucket(bucketTexts).Put(k, nv.Text.Bytes()); err != nil {
-		return err
-	}
-	if err := w.tx.Bucket(bucketCPIndex).Put(k, nv.Text.encodeIndex()); err != nil {
+	if err := w.tx.Bucket(bucketTexts).Put(k, append(slices.Clip(nv.Text.Bytes()), nv.Text.encodeIndex()...)); err != nil {
 		return err
 	}
 	if err := w.tx.Bucket(bucketLayouts).Put(k, encodeLayout(&nv.Layout)); err != nil {
@@ -299,7 +323,7 @@ func (db *DB) Delete(documentID, version string) (deleted []string, err error) {
 
 func (w *writer) removeContent(v *Version) error {
 	k := seqKey(v.Seq)
-	for _, b := range [][]byte{bucketTexts, bucketCPIndex, bucketLayouts} {
+	for _, b := range [][]byte{bucketTexts, bucketLayouts} {
 		if err := w.tx.Bucket(b).Delete(k); err != nil {
 			return err
 		}

@@ -20,10 +20,10 @@ import (
 // Bucket names and keys of format 1, spelled out so that a test notices
 // when they change.
 const (
-	bucketDocs       = "docs"
-	bucketVersions   = "versions"
-	bucketTexts      = "texts"
-	bucketCPIndex    = "cpindex"
+	bucketDocs     = "docs"
+	bucketVersions = "versions"
+	bucketTexts    = "texts"
+
 	bucketLayouts    = "layouts"
 	bucketChunks     = "chunks"
 	bucketQuarantine = "quarantine"
@@ -275,7 +275,7 @@ func checkDeleted(t *testing.T, db *store.DB, id string) {
 	// The content itself is removed from its buckets.
 	seq := getVersion(t, db, id).Seq
 	err := db.Bolt().View(func(tx *bolt.Tx) error {
-		for _, name := range []string{bucketTexts, bucketCPIndex, bucketLayouts} {
+		for _, name := range []string{bucketTexts, bucketLayouts} {
 			if tx.Bucket([]byte(name)).Get(seqKey(seq)) != nil {
 				t.Errorf("bucket %s still holds version %s", name, id)
 			}
@@ -321,7 +321,7 @@ func TestDeleteDocument(t *testing.T) {
 		t.Errorf("document: got deleted %v, current %q, versions %v, want deleted, no current, 2 versions", doc.Deleted, doc.Current, doc.Versions)
 	}
 	// Only the other document's content is left.
-	for name, want := range map[string]int{bucketTexts: 1, bucketCPIndex: 1, bucketLayouts: 1,
+	for name, want := range map[string]int{bucketTexts: 1, bucketLayouts: 1,
 		bucketChunks: len(other.Chunks), bucketQuarantine: 0, bucketVersions: 3, bucketDocs: 2} {
 		if got := bucketLen(t, db, name); got != want {
 			t.Errorf("bucket %s: got %d keys, want %d", name, got, want)
@@ -514,7 +514,7 @@ func TestPutVersionsAtomic(t *testing.T) {
 				}
 				return nil
 			})
-			for _, name := range []string{bucketDocs, bucketVersions, bucketTexts, bucketCPIndex, bucketLayouts, bucketChunks, bucketFailures} {
+			for _, name := range []string{bucketDocs, bucketVersions, bucketTexts, bucketLayouts, bucketChunks, bucketFailures} {
 				if n := bucketLen(t, db, name); n != 0 {
 					t.Errorf("bucket %s: got %d keys, want 0", name, n)
 				}
