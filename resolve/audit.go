@@ -64,6 +64,9 @@ func auditVersion(tx *store.Tx, v *store.Version) (n int, findings []store.Findi
 		if got := store.Hash(span); got != c.SpanHash {
 			add(id, "span_hash", fmt.Sprintf("recorded %s, read %s", c.SpanHash.Short(), got.Short()))
 		}
+		if bs := txt.ByteOffset(c.Start); c.ByteStart != bs || c.ByteEnd != bs+len(span) {
+			add(id, "byte_offsets", fmt.Sprintf("bytes [%d, %d) recorded, code points map to [%d, %d)", c.ByteStart, c.ByteEnd, bs, bs+len(span)))
+		}
 		if want := l.PageAt(max(c.Start, c.End-1)); c.PageEnd != want {
 			add(id, ReasonPageMismatch, "page_end "+strconv.Itoa(c.PageEnd)+", text ends on page "+strconv.Itoa(want))
 		}

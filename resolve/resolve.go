@@ -100,16 +100,9 @@ func chunkTx(tx *store.Tx, r *Resolution, principal string) error {
 		r.Status, r.Reason, r.Quarantine = StatusQuarantined, c.Quarantine.Reason, c.Quarantine
 		return nil
 	}
-	txt, err := tx.Text(v)
+	span, err := tx.Span(v, c)
 	if err != nil {
 		return err
-	}
-	span, err := txt.Slice(c.Start, c.End)
-	if err != nil {
-		return fmt.Errorf("%w: chunk %s: %v", store.ErrCorrupt, r.ChunkID, err)
-	}
-	if got := store.Hash(span); got != c.SpanHash {
-		return &store.HashMismatchError{What: "span of chunk " + r.ChunkID, Want: c.SpanHash, Got: got}
 	}
 	r.Text = string(span)
 	r.Page, r.PageEnd, r.PageLabel, r.SectionPath = c.Page, c.PageEnd, c.PageLabel, c.SectionPath

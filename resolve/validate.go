@@ -60,6 +60,7 @@ func Record(txt store.Text, layout *store.Layout, version string, ordinal uint32
 	if err != nil {
 		return store.Chunk{}, err
 	}
+	bs := txt.ByteOffset(start)
 	page := layout.PageAt(start)
 	last := start
 	if end > start {
@@ -75,6 +76,8 @@ func Record(txt store.Text, layout *store.Layout, version string, ordinal uint32
 		PageLabel:   layout.PageLabel(page),
 		SectionPath: layout.SectionAt(start),
 		SpanHash:    store.Hash(span),
+		ByteStart:   bs,
+		ByteEnd:     bs + len(span),
 	}, nil
 }
 

@@ -91,6 +91,27 @@ func (t *Tx) Text(v *Version) (Text, error) {
 	return txt, nil
 }
 
+// Span returns the bytes of a servable chunk's span after checking them
+// against the chunk's recorded hash (verify on read): a mismatch is an
+// error, never served. Valid for the life of the transaction.
+func (t *Tx) Span(v *Version, c *Chunk) ([]byte, error) {
+	if v.Status == StatusDeleted {
+		return nil, deletedErr(v)
+	}
+	b := t.tx.Bucket(bucketTexts).Get(seqKey(v.Seq))
+	if len(b) < v.TextBytes {
+		return nil, fmt.Errorf("%w: text of version %s is missing or short", ErrCorrupt, v.ID)
+	}
+	if c.ByteStart < 0 || c.ByteEnd < c.ByteStart || c.ByteEnd > v.TextBytes {
+		return nil, fmt.Errorf("%w: chunk %s: byte range [%d, %d) outside a %d-byte text", ErrCorrupt, c.ID(), c.ByteStart, c.ByteEnd, v.TextBytes)
+	}
+	span := b[c.ByteStart:c.ByteEnd:c.ByteEnd]
+	if got := Hash(span); got != c.SpanHash {
+		return nil, &HashMismatchError{What: "span of chunk " + c.ID(), Want: c.SpanHash, Got: got}
+	}
+	return span, nil
+}
+
 // VerifyText hashes the whole text and compares it with the recorded hash.
 func VerifyText(v *Version, txt Text) error {
 	if got := Hash(txt.Bytes()); got != v.TextHash {

@@ -300,6 +300,8 @@ func encodeChunk(c *Chunk) []byte {
 	e.str(c.PageLabel)
 	e.strs(c.SectionPath)
 	e.id(c.SpanHash)
+	e.int(c.ByteStart)
+	e.int(c.ByteEnd - c.ByteStart)
 	e.str(c.ExternalID)
 	q := c.Quarantine
 	e.bool(q != nil)
@@ -330,6 +332,8 @@ func decodeChunk(b []byte) (*Chunk, error) {
 	c.PageLabel = d.str()
 	c.SectionPath = d.strs()
 	c.SpanHash = d.id()
+	c.ByteStart = d.int()
+	c.ByteEnd = c.ByteStart + d.int()
 	c.ExternalID = d.str()
 	if d.bool() {
 		c.Quarantine = &Quarantine{Reason: d.str(), Want: d.str(), Got: d.str(),

@@ -234,6 +234,11 @@ type Chunk struct {
 	PageLabel   string   `json:"page_label,omitempty"` // printed label of Page, where defined
 	SectionPath []string `json:"section_path"`
 	SpanHash    ID       `json:"span_hash"` // BLAKE3-256 of the span's UTF-8 bytes
+	// ByteStart and ByteEnd locate the span in the UTF-8 bytes of the
+	// text, computed once at ingest so resolving needs no code-point
+	// conversion; the span hash proves them right on every read.
+	ByteStart int `json:"-"`
+	ByteEnd   int `json:"-"`
 	// ExternalID is the id a chunk had in the pipeline it was imported from.
 	ExternalID string `json:"external_id,omitempty"`
 	// Quarantine is set when the chunk did not resolve; such a chunk is never

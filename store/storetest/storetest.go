@@ -79,13 +79,15 @@ func NewVersion(docID, text string, chunkLen int) *store.NewVersion {
 			panic(err) // start and end are in range by construction
 		}
 		chunks = append(chunks, store.Chunk{
-			Version:  id,
-			Ordinal:  uint32(len(chunks)),
-			Start:    start,
-			End:      end,
-			Page:     layout.PageAt(start),
-			PageEnd:  layout.PageAt(end - 1),
-			SpanHash: store.Hash(span),
+			Version:   id,
+			Ordinal:   uint32(len(chunks)),
+			Start:     start,
+			End:       end,
+			Page:      layout.PageAt(start),
+			PageEnd:   layout.PageAt(end - 1),
+			SpanHash:  store.Hash(span),
+			ByteStart: txt.ByteOffset(start),
+			ByteEnd:   txt.ByteOffset(start) + len(span),
 		})
 	}
 
