@@ -367,3 +367,51 @@ func TestChunkTables(t *testing.T) {
 		})
 	}
 }
+
+// FuzzBuildChunks runs extraction, chunking and validation on arbitrary
+// Markdown: no panic, every chunk our chunker cuts validates (none is
+// quarantined), resolves to its text, and chunking again gives the same ids.
+func FuzzBuildChunks(f *testing.F) {
+	for _, name := range []string{"sample.md", "sample.txt"} {
+		if b, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
+			f.Add(b, 200, 20)
+		}
+	}
+	f.Add([]byte("# a\n\nb é 東京\f## c\n\n"), 3, 1)
+	f.Fuzz(func(t *testing.T, src []byte, size, overlap int) {
+		size, overlap = 1+abs(size)%2000, abs(overlap)%1000
+		if overlap >= size {
+			overlap = size / 3
+		}
+		ex, err := ExtractMarkdown(src)
+		if err != nil {
+			return
+		}
+		txt := store.NewText([]byte(ex.Text))
+		opts := ChunkOptions{Size: size, Overlap: overlap}
+		chunks := BuildChunks("v", txt, &ex.Layout, OwnClaims(txt, &ex.Layout, Chunk(ex.Text, &ex.Layout, opts)))
+		again := BuildChunks("v", txt, &ex.Layout, OwnClaims(txt, &ex.Layout, Chunk(ex.Text, &ex.Layout, opts)))
+		if len(again) != len(chunks) {
+			t.Fatalf("re-chunking gave %d chunks, first time %d", len(again), len(chunks))
+		}
+		for i, c := range chunks {
+			if c.Quarantine != nil {
+				t.Fatalf("chunk %d quarantined: %+v", i, c.Quarantine)
+			}
+			if again[i].Start != c.Start || again[i].End != c.End || again[i].SpanHash != c.SpanHash {
+				t.Fatalf("chunk %d differs when re-chunked", i)
+			}
+			span, err := txt.Slice(c.Start, c.End)
+			if err != nil || store.Hash(span) != c.SpanHash || string(txt.Bytes()[c.ByteStart:c.ByteEnd]) != string(span) {
+				t.Fatalf("chunk %d does not resolve: %v", i, err)
+			}
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
