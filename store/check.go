@@ -56,7 +56,8 @@ func (db *DB) Check() (findings []Finding, err error) {
 		}); err != nil {
 			return err
 		}
-		checkQuarantineIndex(tx, add)
+		checkIndex(tx, bucketQuarantine, "quarantine", func(c *Chunk) bool { return c.Quarantine != nil }, add)
+		checkIndex(tx, bucketRepaired, "repair", func(c *Chunk) bool { return c.Repair != nil }, add)
 		return nil
 	})
 	if errors.Is(err, ErrCorrupt) {
@@ -97,8 +98,9 @@ func checkVersion(t *Tx, v *Version, doc *Document, add func(Finding)) {
 	} else if len(l.PageStarts) != v.Pages {
 		f("layout", "%d page starts for %d pages", len(l.PageStarts), v.Pages)
 	}
-	n, q := 0, 0
+	n, q, r := 0, 0, 0
 	index := t.tx.Bucket(bucketQuarantine)
+	repairs := t.tx.Bucket(bucketRepaired)
 	err = t.ForEachChunk(v, func(c *Chunk) error {
 		if c.Ordinal != uint32(n) {
 			add(Finding{Kind: "chunk", Document: v.DocumentID, Version: v.ID, Chunk: c.ID(),
@@ -112,29 +114,36 @@ func checkVersion(t *Tx, v *Version, doc *Document, add func(Finding)) {
 					Detail: "quarantined chunk missing from the quarantine index"})
 			}
 		}
+		if c.Repair != nil {
+			r++
+			if repairs.Get(chunkKey(v.Seq, c.Ordinal)) == nil {
+				add(Finding{Kind: "repair_index", Document: v.DocumentID, Version: v.ID, Chunk: c.ID(),
+					Detail: "repaired chunk missing from the repair index"})
+			}
+		}
 		return nil
 	})
 	if err != nil {
 		f("chunk", "%v", err)
 	}
-	if n != v.Chunks || q != v.Quarantined {
-		f("count", "%d chunks (%d quarantined) stored, header says %d (%d)", n, q, v.Chunks, v.Quarantined)
+	if n != v.Chunks || q != v.Quarantined || r != v.Repaired {
+		f("count", "%d chunks (%d quarantined, %d repaired) stored, header says %d (%d, %d)", n, q, r, v.Chunks, v.Quarantined, v.Repaired)
 	}
 }
 
-// checkQuarantineIndex reports index entries that name no chunk, or a
-// chunk that is not quarantined.
-func checkQuarantineIndex(tx *bolt.Tx, add func(Finding)) {
+// checkIndex reports index entries that name no chunk, or a chunk without
+// the record the index is about.
+func checkIndex(tx *bolt.Tx, index []byte, what string, has func(*Chunk) bool, add func(Finding)) {
 	chunks := tx.Bucket(bucketChunks)
-	_ = tx.Bucket(bucketQuarantine).ForEach(func(k, _ []byte) error {
+	_ = tx.Bucket(index).ForEach(func(k, _ []byte) error {
 		b := chunks.Get(k)
 		if b == nil {
-			add(Finding{Kind: "quarantine_index", Detail: fmt.Sprintf("index entry %x names no chunk", k)})
+			add(Finding{Kind: what + "_index", Detail: fmt.Sprintf("index entry %x names no chunk", k)})
 			return nil
 		}
 		c, err := decodeChunk(b)
-		if err == nil && c.Quarantine == nil {
-			add(Finding{Kind: "quarantine_index", Version: c.Version, Chunk: c.ID(), Detail: "index names a chunk that is not quarantined"})
+		if err == nil && !has(c) {
+			add(Finding{Kind: what + "_index", Version: c.Version, Chunk: c.ID(), Detail: "index names a chunk without a " + what + " record"})
 		}
 		return nil
 	})

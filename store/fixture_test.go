@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -64,6 +65,8 @@ func fixtureVersions() (a1, a2, b1, b2 *store.NewVersion) {
 		c.SectionPath = a2.Layout.SectionAt(c.Start)
 		c.ExternalID = "ext-" + store.ChunkID("a2", uint32(i))
 	}
+	a2.Chunks[2].Repair = &store.Repair{Reason: "text_mismatch", Method: "fuzzy", Distance: 2, ClaimedStart: 41, ClaimedEnd: 61,
+		ClaimedPage: 1, ClaimedPageLabel: "1", ClaimedSection: []string{"Alpha"}}
 	return a1, a2, storetest.NewVersion("beta", fixtureB1, 8), storetest.NewVersion("beta", fixtureB2, 8)
 }
 
@@ -153,6 +156,9 @@ func TestFormat1Fixture(t *testing.T) {
 		v := getVersion(t, db, w.nv.Version.ID)
 		want := w.nv.Version
 		want.Seq, want.Status, want.Chunks, want.Quarantined = w.seq, w.status, len(w.nv.Chunks), w.quar
+		if want.ID == fixtureA2ID {
+			want.Repaired = 1
+		}
 		if want.DocumentID == "alpha" { // every version carries the document's access list
 			want.ACL = []string{"analyst@example.com"}
 		}
@@ -177,6 +183,14 @@ func TestFormat1Fixture(t *testing.T) {
 
 	var quarantined []string
 	view(t, db, func(tx *store.Tx) error {
+		if err := tx.ForEachRepaired(func(v *store.Version, c *store.Chunk) error {
+			if got := c.ID() + " " + c.Repair.Method + " " + fmt.Sprint(c.Repair.ClaimedStart); got != fixtureA2ID+"-2 fuzzy 41" {
+				t.Errorf("repaired chunk: got %s, want %s-2 fuzzy 41", got, fixtureA2ID)
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
 		return tx.ForEachQuarantined(func(v *store.Version, c *store.Chunk) error {
 			quarantined = append(quarantined, c.ID()+" "+c.Quarantine.Reason)
 			return nil

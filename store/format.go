@@ -16,7 +16,8 @@ import (
 //
 //	1: first format: documents, versions (with a copy of the document's
 //	   access list), texts followed by their code-point index, layouts,
-//	   chunks keyed by (version seq, ordinal), quarantine index, failures.
+//	   chunks keyed by (version seq, ordinal), quarantine and repair
+//	   indexes, failures.
 const FormatVersion = 1
 
 // Bucket names.
@@ -28,9 +29,10 @@ var (
 	bucketLayouts    = []byte("layouts")    // seq -> Layout
 	bucketChunks     = []byte("chunks")     // seq, ordinal -> Chunk
 	bucketQuarantine = []byte("quarantine") // seq, ordinal -> "" (index of quarantined chunks)
+	bucketRepaired   = []byte("repaired")   // seq, ordinal -> "" (index of re-anchored chunks)
 	bucketFailures   = []byte("failures")   // document id -> Failure (JSON)
 	allBuckets       = [][]byte{bucketMeta, bucketDocs, bucketVersions, bucketTexts,
-		bucketLayouts, bucketChunks, bucketQuarantine, bucketFailures}
+		bucketLayouts, bucketChunks, bucketQuarantine, bucketRepaired, bucketFailures}
 	keyFormat = []byte("format")
 )
 

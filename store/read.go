@@ -183,23 +183,35 @@ func (t *Tx) ForEachChunk(v *Version, fn func(*Chunk) error) error {
 // ForEachQuarantined calls fn for every quarantined chunk of the store, in
 // version-sequence then ordinal order, with the chunk's version.
 func (t *Tx) ForEachQuarantined(fn func(*Version, *Chunk) error) error {
+	return t.forEachIndexed(bucketQuarantine, "quarantine", func(c *Chunk) bool { return c.Quarantine != nil }, fn)
+}
+
+// ForEachRepaired calls fn for every re-anchored chunk of the store, in
+// version-sequence then ordinal order, with the chunk's version.
+func (t *Tx) ForEachRepaired(fn func(*Version, *Chunk) error) error {
+	return t.forEachIndexed(bucketRepaired, "repair", func(c *Chunk) bool { return c.Repair != nil }, fn)
+}
+
+// forEachIndexed walks an index bucket of chunk keys; every chunk it names
+// must exist and satisfy has, or the index is corrupt.
+func (t *Tx) forEachIndexed(index []byte, what string, has func(*Chunk) bool, fn func(*Version, *Chunk) error) error {
 	var ver *Version
 	var seq uint64
 	chunks := t.tx.Bucket(bucketChunks)
-	return t.tx.Bucket(bucketQuarantine).ForEach(func(k, _ []byte) error {
+	return t.tx.Bucket(index).ForEach(func(k, _ []byte) error {
 		if len(k) != 12 {
-			return fmt.Errorf("%w: quarantine key of %d bytes", ErrCorrupt, len(k))
+			return fmt.Errorf("%w: %s index key of %d bytes", ErrCorrupt, what, len(k))
 		}
 		b := chunks.Get(k)
 		if b == nil {
-			return fmt.Errorf("%w: quarantine index names a missing chunk", ErrCorrupt)
+			return fmt.Errorf("%w: %s index names a missing chunk", ErrCorrupt, what)
 		}
 		ch, err := decodeChunk(b)
 		if err != nil {
 			return err
 		}
-		if ch.Quarantine == nil {
-			return fmt.Errorf("%w: quarantine index names chunk %s, which is not quarantined", ErrCorrupt, ch.ID())
+		if !has(ch) {
+			return fmt.Errorf("%w: %s index names chunk %s, which has no %s record", ErrCorrupt, what, ch.ID(), what)
 		}
 		if s := binary.BigEndian.Uint64(k); ver == nil || s != seq {
 			if ver, err = t.Version(ch.Version); err != nil {

@@ -217,6 +217,7 @@ func encodeVersion(v *Version) []byte {
 	e.int(v.Pages)
 	e.int(v.Chunks)
 	e.int(v.Quarantined)
+	e.int(v.Repaired)
 	e.time(v.Created)
 	e.str(string(v.Status))
 	e.time(v.Deleted)
@@ -243,6 +244,7 @@ func decodeVersion(b []byte) (*Version, error) {
 		Pages:       d.int(),
 		Chunks:      d.int(),
 		Quarantined: d.int(),
+		Repaired:    d.int(),
 		Created:     d.time(),
 		Status:      Status(d.str()),
 		Deleted:     d.time(),
@@ -313,6 +315,18 @@ func encodeChunk(c *Chunk) []byte {
 		e.int(q.ClaimedEnd)
 		e.str(q.ClaimedText)
 	}
+	r := c.Repair
+	e.bool(r != nil)
+	if r != nil {
+		e.str(r.Reason)
+		e.str(r.Method)
+		e.int(r.Distance)
+		e.int(r.ClaimedStart)
+		e.int(r.ClaimedEnd)
+		e.int(r.ClaimedPage)
+		e.str(r.ClaimedPageLabel)
+		e.strs(r.ClaimedSection)
+	}
 	return e.b
 }
 
@@ -338,6 +352,10 @@ func decodeChunk(b []byte) (*Chunk, error) {
 	if d.bool() {
 		c.Quarantine = &Quarantine{Reason: d.str(), Want: d.str(), Got: d.str(),
 			ClaimedStart: d.int(), ClaimedEnd: d.int(), ClaimedText: d.str()}
+	}
+	if d.bool() {
+		c.Repair = &Repair{Reason: d.str(), Method: d.str(), Distance: d.int(), ClaimedStart: d.int(),
+			ClaimedEnd: d.int(), ClaimedPage: d.int(), ClaimedPageLabel: d.str(), ClaimedSection: d.strs()}
 	}
 	return c, d.done("chunk")
 }

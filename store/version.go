@@ -128,6 +128,7 @@ type Version struct {
 	Pages       int       `json:"pages"`
 	Chunks      int       `json:"chunks"`      // all chunk records, quarantined included
 	Quarantined int       `json:"quarantined"` // chunks that failed validation
+	Repaired    int       `json:"repaired"`    // imported chunks re-anchored on request
 	Created     time.Time `json:"created"`
 	Status      Status    `json:"status"`
 	Deleted     time.Time `json:"deleted,omitzero"`
@@ -244,6 +245,23 @@ type Chunk struct {
 	// Quarantine is set when the chunk did not resolve; such a chunk is never
 	// served as evidence.
 	Quarantine *Quarantine `json:"quarantine,omitempty"`
+	// Repair is set when an imported chunk's claim failed and the chunk was
+	// re-anchored on request; it keeps what the chunk originally claimed.
+	Repair *Repair `json:"repair,omitempty"`
+}
+
+// Repair records how an imported chunk whose coordinates did not resolve
+// was re-anchored, and what it claimed before.
+type Repair struct {
+	Reason   string `json:"reason"`             // why the claim failed: text_mismatch, out_of_range, page_mismatch, ...
+	Method   string `json:"method"`             // exact_elsewhere, whitespace, normalized, fuzzy, page_corrected, ...
+	Distance int    `json:"distance,omitempty"` // edit distance of a fuzzy anchor
+	// What the chunk claimed: offsets in code points, page from 1.
+	ClaimedStart     int      `json:"claimed_start"`
+	ClaimedEnd       int      `json:"claimed_end"`
+	ClaimedPage      int      `json:"claimed_page,omitempty"`
+	ClaimedPageLabel string   `json:"claimed_page_label,omitempty"`
+	ClaimedSection   []string `json:"claimed_section_path,omitempty"`
 }
 
 // ID returns the chunk id.

@@ -247,10 +247,12 @@ func (w *writer) putContent(v *Version, nv *NewVersion) error {
 	}
 	chunks := w.tx.Bucket(bucketChunks)
 	quarantine := w.tx.Bucket(bucketQuarantine)
+	repaired := w.tx.Bucket(bucketRepaired)
 	// Keys ascend, so bbolt fills pages to the brim instead of splitting them.
 	chunks.FillPercent = 1.0
 	quarantine.FillPercent = 1.0
-	v.Chunks, v.Quarantined = len(nv.Chunks), 0
+	repaired.FillPercent = 1.0
+	v.Chunks, v.Quarantined, v.Repaired = len(nv.Chunks), 0, 0
 	for i := range nv.Chunks {
 		c := &nv.Chunks[i]
 		ck := chunkKey(v.Seq, c.Ordinal)
@@ -260,6 +262,12 @@ func (w *writer) putContent(v *Version, nv *NewVersion) error {
 		if c.Quarantine != nil {
 			v.Quarantined++
 			if err := quarantine.Put(ck, nil); err != nil {
+				return err
+			}
+		}
+		if c.Repair != nil {
+			v.Repaired++
+			if err := repaired.Put(ck, nil); err != nil {
 				return err
 			}
 		}
@@ -328,7 +336,7 @@ func (w *writer) removeContent(v *Version) error {
 			return err
 		}
 	}
-	for _, name := range [][]byte{bucketChunks, bucketQuarantine} {
+	for _, name := range [][]byte{bucketChunks, bucketQuarantine, bucketRepaired} {
 		c := w.tx.Bucket(name).Cursor()
 		for ck, _ := c.Seek(k); len(ck) == 12 && string(ck[:8]) == string(k); ck, _ = c.Seek(k) {
 			if err := c.Delete(); err != nil {
