@@ -37,6 +37,18 @@ type Options struct {
 	Chunk    ChunkOptions
 	Workers  int   // parallel extractors; <= 0 means the number of CPUs
 	MaxBytes int64 // sources larger than this fail with too_large; <= 0 means DefaultMaxBytes
+	// Chunks, when set, names a chunk manifest (JSON Lines) of another
+	// pipeline for the single source: its chunks are validated and stored
+	// instead of cutting our own. ChunksFormat is its shape (FormatAuto).
+	Chunks       string
+	ChunksFormat string
+	// TextFile, when set with Chunks, is the canonical text the other
+	// pipeline used (pages separated by form feeds), taken as is instead of
+	// extracting the source; the source bytes are still hashed for the id.
+	TextFile string
+	// Repair re-anchors imported chunks whose claims do not resolve, and
+	// records each repair; without it they are quarantined.
+	Repair bool
 	// Progress, when set, is called from the writer goroutine after each file.
 	Progress func(done, total int, r *Result)
 }
@@ -71,7 +83,9 @@ type Result struct {
 	MediaType       string `json:"media_type,omitempty"`
 	Chunks          int    `json:"chunks"`
 	Quarantined     int    `json:"quarantined"`
+	Repaired        int    `json:"repaired,omitempty"`
 	Pages           int    `json:"pages"`
+	ChunksFormat    string `json:"chunks_format,omitempty"` // shape of an imported manifest
 	SourceBytes     int64  `json:"source_bytes"`
 	Reason          string `json:"reason,omitempty"` // failure reason code
 	Error           string `json:"error,omitempty"`
@@ -196,7 +210,7 @@ func collect(paths []string, opts Options) ([]source, []*Result, error) {
 			continue
 		}
 		if !fi.IsDir() {
-			if !Supported(p) {
+			if !Supported(p) && opts.TextFile == "" { // with --text, nothing is extracted from the source
 				fail(p, "", ReasonUnsupported, &ExtractError{Path: p, Reason: ReasonUnsupported, Err: ErrUnsupported})
 				continue
 			}
@@ -232,6 +246,12 @@ func collect(paths []string, opts Options) ([]source, []*Result, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("ingest: walk %s: %w", p, err)
 		}
+	}
+	if (opts.Chunks != "" || opts.TextFile != "") && len(sources)+len(failed) != 1 {
+		return nil, nil, fmt.Errorf("%w: --chunks and --text belong to one source file, but %d files were given", ErrOptions, len(sources)+len(failed))
+	}
+	if opts.TextFile != "" && opts.Chunks == "" {
+		return nil, nil, fmt.Errorf("%w: --text needs --chunks", ErrOptions)
 	}
 	if opts.ID != "" {
 		if len(sources)+len(failed) != 1 {
@@ -288,6 +308,14 @@ func prepare(db Store, s source, opts Options) *prepared {
 	r.SourceBytes = int64(len(src))
 	sourceHash := store.Hash(src)
 	fingerprint := Fingerprint(ExtractorFor(s.path), opts.Chunk)
+	var imp *importInput
+	if opts.Chunks != "" {
+		if imp, err = readImport(s.path, opts); err != nil {
+			return fail(err)
+		}
+		fingerprint = imp.fingerprint(ExtractorFor(s.path), opts.Repair)
+		r.ChunksFormat = imp.format
+	}
 	versionID := store.VersionID(s.id, sourceHash, fingerprint)
 
 	// Same bytes, same settings, already current: nothing to extract.
@@ -311,13 +339,20 @@ func prepare(db Store, s source, opts Options) *prepared {
 		return p
 	}
 
-	ex, err := Extract(s.path, src)
-	if err != nil {
+	var ex *Extracted
+	if imp != nil && imp.text != nil {
+		ex = imp.text
+	} else if ex, err = Extract(s.path, src); err != nil {
 		return fail(err)
 	}
 	txt := store.NewText([]byte(ex.Text))
-	spans := Chunk(ex.Text, &ex.Layout, opts.Chunk)
-	chunks := BuildChunks(versionID, txt, &ex.Layout, OwnClaims(txt, &ex.Layout, spans))
+	var chunks []store.Chunk
+	if imp != nil {
+		chunks = ImportChunks(versionID, ex.Text, txt, &ex.Layout, imp.chunks, opts.Repair)
+	} else {
+		spans := Chunk(ex.Text, &ex.Layout, opts.Chunk)
+		chunks = BuildChunks(versionID, txt, &ex.Layout, OwnClaims(txt, &ex.Layout, spans))
+	}
 	nv := &store.NewVersion{
 		Version: store.Version{
 			ID:          versionID,
@@ -341,6 +376,9 @@ func prepare(db Store, s source, opts Options) *prepared {
 	for i := range chunks {
 		if chunks[i].Quarantine != nil {
 			r.Quarantined++
+		}
+		if chunks[i].Repair != nil {
+			r.Repaired++
 		}
 	}
 	r.DocumentVersion, r.MediaType = versionID, ex.MediaType
@@ -400,15 +438,7 @@ func BuildChunks(version string, txt store.Text, layout *store.Layout, claims []
 	for i, c := range claims {
 		ord := uint32(i)
 		if q := resolve.Validate(txt, layout, c); q != nil {
-			ch := store.Chunk{Version: version, Ordinal: ord, Page: c.Page, PageEnd: c.Page, PageLabel: c.PageLabel, SectionPath: c.Section,
-				Quarantine: &store.Quarantine{Reason: q.Reason, Want: q.Want, Got: q.Got, ClaimedStart: c.Start, ClaimedEnd: c.End}}
-			if c.HasText {
-				ch.Quarantine.ClaimedText = clip(c.Text, maxClaimedText)
-			}
-			if c.Start >= 0 && c.Start <= c.End && c.End <= txt.Len() {
-				ch.Start, ch.End = c.Start, c.End
-			}
-			chunks[i] = ch
+			chunks[i] = quarantineRecord(version, ord, c, q)
 			continue
 		}
 		rec, _ := resolve.Record(txt, layout, version, ord, c.Start, c.End)

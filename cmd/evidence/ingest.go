@@ -21,7 +21,7 @@ func newIngestCommand(o *options) *cobra.Command {
 		acl  string
 	)
 	cmd := &cobra.Command{
-		Use:   "ingest PATH...",
+		Use:   "ingest PATH... | ingest SOURCE --chunks MANIFEST [--text TEXT] [--repair]",
 		Short: "Ingest files and directories (.txt, .md, .html) as immutable document versions",
 		Long: `Ingest extracts canonical text from each file, chunks it, validates every chunk against the
 stored text and writes each document version in one transaction. Directories are walked recursively
@@ -29,7 +29,11 @@ stored text and writes each document version in one transaction. Directories are
 
 Same bytes and settings again: nothing is written (status unchanged). Changed bytes: a new current
 version; the old one stays resolvable as superseded. A file that fails is reported and recorded,
-and the batch goes on; the exit code is then 3.`,
+and the batch goes on; the exit code is then 3.
+
+With --chunks, the chunks of another pipeline (LangChain, LlamaIndex, Haystack or the generic form;
+see docs/chunk-import.md) are validated against the canonical text instead of cutting our own: each is
+accepted, quarantined with a reason, or with --repair re-anchored with the repair recorded.`,
 		Args: argsBetween(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("acl") {
@@ -72,6 +76,10 @@ and the batch goes on; the exit code is then 3.`,
 	f.IntVar(&opts.Chunk.Overlap, "overlap", ingest.DefaultChunkOptions.Overlap, "overlap between consecutive chunks in code points")
 	f.IntVar(&opts.Workers, "workers", 0, "parallel extractors (default: number of CPUs)")
 	f.Int64Var(&opts.MaxBytes, "max-bytes", ingest.DefaultMaxBytes, "largest source file accepted, in bytes")
+	f.StringVar(&opts.Chunks, "chunks", "", "chunk manifest (JSON Lines) of another pipeline to validate and store for the one SOURCE")
+	f.StringVar(&opts.ChunksFormat, "chunks-format", ingest.FormatAuto, "manifest shape: auto, generic, langchain, llamaindex, haystack")
+	f.StringVar(&opts.TextFile, "text", "", "canonical text the other pipeline used (pages separated by form feeds), instead of extracting SOURCE")
+	f.BoolVar(&opts.Repair, "repair", false, "re-anchor imported chunks whose coordinates do not resolve, recording each repair")
 	return cmd
 }
 
@@ -95,7 +103,11 @@ func printSummary(o *options, sum *ingest.Summary, took time.Duration) {
 			if r.Restored {
 				status = "restored"
 			}
-			o.printf("%-10s %s  %s  %d chunks, %d quarantined, %d pages\n", status, r.DocumentID, r.DocumentVersion, r.Chunks, r.Quarantined, r.Pages)
+			o.printf("%-10s %s  %s  %d chunks, %d quarantined, %d pages", status, r.DocumentID, r.DocumentVersion, r.Chunks, r.Quarantined, r.Pages)
+			if r.ChunksFormat != "" {
+				o.printf("; imported %s chunks, %d repaired", r.ChunksFormat, r.Repaired)
+			}
+			o.printf("\n")
 		}
 	}
 	mb := float64(sum.SourceBytes) / 1e6

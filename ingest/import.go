@@ -1,0 +1,255 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/evidence-rag/evidence/resolve"
+	"github.com/evidence-rag/evidence/resolve/match"
+	"github.com/evidence-rag/evidence/store"
+)
+
+// Repair methods recorded on re-anchored chunks (store.Repair.Method).
+const (
+	RepairCoordinates = "coordinates" // the text was where claimed; page, label or section came from the layout
+	RepairMoved       = "moved"       // the exact text, found once elsewhere (stale offsets)
+)
+
+// contextLen is how much of the neighbouring chunks' text the fuzzy
+// re-anchoring uses to tell candidate places apart.
+const contextLen = 64
+
+// ImportChunks validates chunks imported from another pipeline against the
+// canonical text and layout of the version about to be stored (DESIGN §4),
+// and returns their records in manifest order. A chunk whose claims resolve
+// is accepted. Otherwise, without repair, it is quarantined with the reason;
+// with repair it is re-anchored: when only its page, label or section claim
+// was wrong the layout's are taken; when its text is not at its offsets the
+// matcher looks for it (exact, whitespace, normalized, then bounded fuzzy
+// near the claimed offset, with the neighbouring chunks as context). An
+// anchor that fits several places equally well is quarantined as
+// ambiguous, never guessed. Every repair keeps the original claims.
+func ImportChunks(version string, text string, txt store.Text, layout *store.Layout, chunks []ImportedChunk, repair bool) []store.Chunk {
+	out := make([]store.Chunk, len(chunks))
+	var ix *match.Index // built on the first re-anchoring: folding the text costs a pass over it
+	for i := range chunks {
+		ic := &chunks[i]
+		ord := uint32(i)
+		if ic.Err != "" {
+			out[i] = quarantined(version, ord, ic, resolve.Claim{}, &resolve.QuarantineError{Reason: ReasonMalformed, Want: ic.Err, Got: "no chunk"})
+			continue
+		}
+		claim, q := claimOf(ic, txt, layout)
+		if q == nil {
+			q = resolve.Validate(txt, layout, claim)
+		}
+		if q == nil {
+			out[i] = record(txt, layout, version, ord, ic, claim.Start, claim.End, nil)
+			continue
+		}
+		if !repair {
+			out[i] = quarantined(version, ord, ic, claim, q)
+			continue
+		}
+		rep := &store.Repair{Reason: q.Reason, ClaimedStart: claim.Start, ClaimedEnd: claim.End,
+			ClaimedPage: ic.Page, ClaimedPageLabel: ic.PageLabel, ClaimedSection: ic.Section}
+		switch q.Reason {
+		case resolve.ReasonPageMismatch, resolve.ReasonPageLabelMismatch, resolve.ReasonSectionMismatch:
+			rep.Method = RepairCoordinates
+			out[i] = record(txt, layout, version, ord, ic, claim.Start, claim.End, rep)
+			continue
+		}
+		if ix == nil {
+			ix = match.NewIndex(text)
+		}
+		opts := match.Options{Hint: match.NoHint, Prefix: neighbour(chunks, i-1, true), Suffix: neighbour(chunks, i+1, false)}
+		if ic.HasStart {
+			opts.Hint = claim.Start
+		}
+		m := ix.Find(ic.Text, opts)
+		switch {
+		case m.Level == match.LevelNone:
+			out[i] = quarantined(version, ord, ic, claim, &resolve.QuarantineError{Reason: resolve.ReasonNotFound, Want: q.Want, Got: "no place in the text within the fuzzy bound"})
+		case m.Count > 1:
+			out[i] = quarantined(version, ord, ic, claim, &resolve.QuarantineError{Reason: resolve.ReasonAmbiguous, Want: q.Want,
+				Got: strconv.Itoa(m.Count) + " equally good places (" + string(m.Level) + ")"})
+		default:
+			rep.Method, rep.Distance = string(m.Level), m.Distance
+			if m.Level == match.LevelExact {
+				rep.Method = RepairMoved
+			}
+			out[i] = record(txt, layout, version, ord, ic, m.Start, m.End, rep)
+		}
+	}
+	return out
+}
+
+// claimOf turns an imported chunk into a claim in absolute code points,
+// resolving page-relative offsets against the claimed page.
+func claimOf(ic *ImportedChunk, txt store.Text, layout *store.Layout) (resolve.Claim, *resolve.QuarantineError) {
+	c := resolve.Claim{Start: ic.Start, End: ic.End, Text: ic.Text, HasText: true, Page: ic.Page, PageLabel: ic.PageLabel,
+		Section: ic.Section, HasSection: ic.HasSection}
+	if !ic.HasStart {
+		return c, &resolve.QuarantineError{Reason: resolve.ReasonOutOfRange, Want: "offsets " + strconv.Itoa(ic.Start), Got: "no usable offsets"}
+	}
+	if ic.PageRelative {
+		page := ic.Page
+		if page == 0 {
+			page = pageOfLabel(layout, ic.PageLabel)
+		}
+		if page < 1 || page > len(layout.PageStarts) {
+			return c, &resolve.QuarantineError{Reason: resolve.ReasonPageMismatch,
+				Want: "page " + strconv.Itoa(ic.Page) + " label " + strconv.Quote(ic.PageLabel), Got: strconv.Itoa(len(layout.PageStarts)) + " pages"}
+		}
+		base := layout.PageStarts[page-1]
+		c.Start, c.End = ic.Start+base, ic.End+base
+	}
+	return c, nil
+}
+
+// pageOfLabel finds the one physical page with a printed label; where the
+// source defines no labels, a label is taken as the page number. 0 when
+// none or several match.
+func pageOfLabel(layout *store.Layout, label string) int {
+	if len(layout.PageLabels) == 0 {
+		n, err := strconv.Atoi(label)
+		if err != nil {
+			return 0
+		}
+		return n
+	}
+	found := 0
+	for i, l := range layout.PageLabels {
+		if l == label {
+			if found != 0 {
+				return 0
+			}
+			found = i + 1
+		}
+	}
+	return found
+}
+
+// neighbour returns up to contextLen code points of chunk i's text: its
+// tail for the previous chunk, its head for the next.
+func neighbour(chunks []ImportedChunk, i int, tail bool) string {
+	if i < 0 || i >= len(chunks) || !chunks[i].HasText {
+		return ""
+	}
+	s := chunks[i].Text
+	if utf8.RuneCountInString(s) <= contextLen {
+		return s
+	}
+	r := []rune(s)
+	if tail {
+		return string(r[len(r)-contextLen:])
+	}
+	return string(r[:contextLen])
+}
+
+func record(txt store.Text, layout *store.Layout, version string, ord uint32, ic *ImportedChunk, start, end int, rep *store.Repair) store.Chunk {
+	c, err := resolve.Record(txt, layout, version, ord, start, end)
+	if err != nil { // the matcher's coordinates are in range; defend anyway
+		return quarantined(version, ord, ic, resolve.Claim{Start: start, End: end}, &resolve.QuarantineError{Reason: resolve.ReasonOutOfRange, Want: fmt.Sprintf("[%d, %d)", start, end), Got: err.Error()})
+	}
+	c.ExternalID, c.Repair = ic.ExternalID, rep
+	return c
+}
+
+func quarantined(version string, ord uint32, ic *ImportedChunk, claim resolve.Claim, q *resolve.QuarantineError) store.Chunk {
+	claim.Text, claim.HasText = ic.Text, ic.HasText
+	claim.Page, claim.PageLabel, claim.Section = ic.Page, ic.PageLabel, ic.Section
+	c := quarantineRecord(version, ord, claim, q)
+	c.ExternalID = ic.ExternalID
+	return c
+}
+
+// quarantineRecord is the record of a chunk that failed validation: what it
+// claimed and the finding; no coordinates of its own, since it resolves to
+// nothing.
+func quarantineRecord(version string, ord uint32, c resolve.Claim, q *resolve.QuarantineError) store.Chunk {
+	ch := store.Chunk{Version: version, Ordinal: ord, Page: c.Page, PageEnd: c.Page, PageLabel: c.PageLabel, SectionPath: c.Section,
+		Quarantine: &store.Quarantine{Reason: q.Reason, Want: q.Want, Got: q.Got, ClaimedStart: c.Start, ClaimedEnd: c.End}}
+	if c.HasText {
+		ch.Quarantine.ClaimedText = clip(c.Text, maxClaimedText)
+	}
+	return ch
+}
+
+// importInput is what an import brings besides the source: the manifest's
+// chunks and, with --text, the canonical text to check them against.
+type importInput struct {
+	chunks       []ImportedChunk
+	format       string
+	manifestHash store.ID
+	text         *Extracted // nil: extract the source as usual
+	textHash     store.ID
+}
+
+// fingerprint extends the pipeline fingerprint: the chunks come from the
+// manifest (so a new manifest is a new version) and maybe the text too.
+func (in *importInput) fingerprint(extractor string, repair bool) string {
+	fp := "evidence/1;" + NormalizeFingerprint + ";" + extractor + ";import:" + in.format + ":" + in.manifestHash.String()[:32]
+	if in.text != nil {
+		fp += ";text=external:" + in.textHash.String()[:32]
+	}
+	if repair {
+		fp += ";repair/1"
+	}
+	return fp
+}
+
+func readImport(path string, opts Options) (*importInput, error) {
+	mb, err := os.ReadFile(opts.Chunks)
+	if err != nil {
+		return nil, &ExtractError{Path: opts.Chunks, Reason: ReasonUnreadable, Err: err}
+	}
+	chunks, format, err := ReadManifest(bytes.NewReader(mb), opts.ChunksFormat)
+	if err != nil {
+		return nil, &ExtractError{Path: opts.Chunks, Reason: ReasonMalformed, Err: err}
+	}
+	in := &importInput{chunks: chunks, format: format, manifestHash: store.Hash(mb)}
+	if opts.TextFile != "" {
+		tb, err := os.ReadFile(opts.TextFile)
+		if err != nil {
+			return nil, &ExtractError{Path: opts.TextFile, Reason: ReasonUnreadable, Err: err}
+		}
+		if in.text, err = externalText(path, tb); err != nil {
+			return nil, &ExtractError{Path: opts.TextFile, Reason: reasonOf(err), Err: err}
+		}
+		in.textHash = store.Hash(tb)
+	}
+	return in, nil
+}
+
+// externalText takes a pipeline's own canonical text as is, so its offsets
+// can be checked exactly: only valid UTF-8 without NUL bytes is required.
+// Form feeds are page breaks; a Markdown source's headings give sections
+// when the text is already in our normal form.
+func externalText(sourcePath string, b []byte) (*Extracted, error) {
+	if !utf8.Valid(b) {
+		return nil, ErrInvalidUTF8
+	}
+	if bytes.IndexByte(b, 0) >= 0 {
+		return nil, ErrBinary
+	}
+	s := string(b)
+	ex, err := ExtractText(b)
+	if err != nil || ex.Text != s {
+		// Not in normal form: keep the text exactly, pages only.
+		ex = &Extracted{Text: s, Layout: store.Layout{PageStarts: pageStarts(s)}, MediaType: "text/plain"}
+	}
+	ex.Extractor = "external/1"
+	if k, ok := kindOf(sourcePath); ok && k.mediaType == "text/markdown" {
+		if md, err := ExtractMarkdown(b); err == nil && md.Text == s {
+			ex.Layout.Sections = md.Layout.Sections
+		}
+	}
+	if k, ok := kindOf(sourcePath); ok {
+		ex.MediaType = k.mediaType
+	}
+	return ex, nil
+}

@@ -1,0 +1,316 @@
+package match
+
+import (
+	"sort"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+)
+
+// caseFold is Unicode full case folding (ß → ss). The x/text Fold caser is
+// stateless, so one value serves every goroutine.
+var caseFold = cases.Fold()
+
+// dropped reports whether r is an invisible formatting character that PDF
+// and HTML extractors leave inside words: the soft hyphen and the zero-width
+// characters. Both matching levels above exact remove them.
+func dropped(r rune) bool {
+	switch r {
+	case 0x00AD, 0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF:
+		return true
+	}
+	return false
+}
+
+// lineBreak reports whether r ends a line; only a hyphen followed by one of
+// these joins the word halves around it.
+func lineBreak(r rune) bool {
+	switch r {
+	case '\n', '\r', '\f', '\v', 0x85, 0x2028, 0x2029:
+		return true
+	}
+	return false
+}
+
+// hyphen reports whether r is a hyphen that may split a word at a line end.
+// Dashes (– —) are not: "2010–\n2015" is a range, not a broken word.
+func hyphen(r rune) bool {
+	return r == '-' || r == 0x2010 || r == 0x2011 || r == 0x00AD
+}
+
+// typographic maps typographic quotes and dashes to their ASCII forms. It runs
+// before NFKC, which would otherwise turn ″ into two primes.
+func typographic(r rune) rune {
+	switch r {
+	case 0x2018, 0x2019, 0x201A, 0x201B, 0x2032:
+		return '\''
+	case 0x201C, 0x201D, 0x201E, 0x201F, 0x2033:
+		return '"'
+	case 0x2010, 0x2011, 0x2012, 0x2013, 0x2014, 0x2015, 0x2212:
+		return '-'
+	}
+	return r
+}
+
+// folded is a text folded for one matching level, with a map from every byte
+// of the folded text back to the code points of the original that produced
+// it, so a match found in the folded text is reported in original
+// coordinates.
+type folded struct {
+	s string
+	// from[i], to[i]: half-open code-point range of the original text that
+	// produced byte i of s. A collapsed whitespace run, a ligature or a base
+	// letter with its combining marks is one range; characters the level
+	// drops belong to no byte, so a match never starts or ends on them.
+	from, to []int32
+}
+
+// span returns the original code-point range of the folded bytes [fs, fe).
+func (f *folded) span(fs, fe int) (start, end int) {
+	return int(f.from[fs]), int(f.to[fe-1])
+}
+
+// whole reports whether the folded bytes [fs, fe) are made of whole source
+// units: a quote "f" may not match half of the ligature "ﬁ". Bytes of one
+// unit share their source start.
+func (f *folded) whole(fs, fe int) bool {
+	return (fs == 0 || f.from[fs-1] != f.from[fs]) && (fe == len(f.from) || f.from[fe] != f.from[fe-1])
+}
+
+// lowerByte returns the first folded byte whose source starts at or after
+// code point cp.
+func (f *folded) lowerByte(cp int) int {
+	return sort.Search(len(f.from), func(i int) bool { return int(f.from[i]) >= cp })
+}
+
+// upperByte returns the end of the longest prefix of folded bytes whose
+// sources end at or before code point cp.
+func (f *folded) upperByte(cp int) int {
+	return sort.Search(len(f.to), func(i int) bool { return int(f.to[i]) > cp })
+}
+
+// folder folds a string for the whitespace level or, with norm set, for the
+// normalized level. With track set it records the byte-to-code-point map.
+type folder struct {
+	norm  bool
+	track bool
+	out   []byte
+	from  []int32
+	to    []int32
+	space bool // the last rune emitted is a (collapsed) space
+	last  rune // the last rune emitted
+	memo  map[rune]string
+}
+
+// emit appends r, which came from original code points [from, to).
+func (f *folder) emit(r rune, from, to int32) {
+	switch {
+	case unicode.IsSpace(r):
+		if f.space {
+			// One space stands for the whole run: widen its source range.
+			if f.track {
+				f.to[len(f.to)-1] = to
+			}
+			return
+		}
+		r = ' '
+		f.space = true
+	case dropped(r):
+		return
+	default:
+		f.space = false
+	}
+	f.last = r
+	n := len(f.out)
+	if r < utf8.RuneSelf {
+		f.out = append(f.out, byte(r))
+	} else {
+		f.out = utf8.AppendRune(f.out, r)
+	}
+	if f.track {
+		for range len(f.out) - n {
+			f.from = append(f.from, from)
+			f.to = append(f.to, to)
+		}
+	}
+}
+
+// fold folds s and appends the result to f.out.
+func (f *folder) fold(s string) {
+	cp := int32(0)
+	for i := 0; i < len(s); {
+		c := s[i]
+		// ASCII fast path. At the normalized level an ASCII letter followed
+		// by a combining mark must go through NFKC with it, hence the look at
+		// the next byte.
+		if c < utf8.RuneSelf && (!f.norm || i+1 == len(s) || s[i+1] < utf8.RuneSelf) {
+			if f.norm {
+				if c == '-' {
+					if j, n, ok := f.join(s, i+1); ok {
+						i, cp = j, cp+1+n
+						continue
+					}
+				}
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+			}
+			f.emit(rune(c), cp, cp+1)
+			i++
+			cp++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !f.norm || (r == utf8.RuneError && size == 1) {
+			// An invalid byte is one code point, folded to U+FFFD, the way
+			// Go's range loop and utf8.RuneCount count it.
+			f.emit(r, cp, cp+1)
+			i += size
+			cp++
+			continue
+		}
+		if hyphen(r) {
+			if j, n, ok := f.join(s, i+size); ok {
+				i, cp = j, cp+1+n
+				continue
+			}
+		}
+		seg := s[i : i+segmentLen(s[i:], size)]
+		n := int32(utf8.RuneCountInString(seg))
+		for _, o := range f.foldSegment(seg, size) {
+			f.emit(o, cp, cp+n)
+		}
+		i += len(seg)
+		cp += n
+	}
+}
+
+// segmentLen returns the byte length of the normalization segment (a starter
+// and the non-starters that follow it) at the start of s, whose first rune is
+// valid and size bytes long. The segment stops before any invalid byte.
+func segmentLen(s string, size int) int {
+	n := norm.NFKC.NextBoundaryInString(s, true)
+	if n < size || n > len(s) {
+		n = size
+	}
+	if !utf8.ValidString(s[:n]) {
+		k := size
+		for k < n {
+			r, sz := utf8.DecodeRuneInString(s[k:])
+			if r == utf8.RuneError && sz == 1 {
+				break
+			}
+			k += sz
+		}
+		n = k
+	}
+	return n
+}
+
+// join reports whether the hyphen just before s[j] splits a word across a
+// line break: a letter before it, then white space holding a line break,
+// then a letter. It returns where the second half starts and how many code
+// points lie between the hyphen and it.
+func (f *folder) join(s string, j int) (next int, skipped int32, ok bool) {
+	if !unicode.IsLetter(f.last) {
+		return 0, 0, false
+	}
+	brk := false
+	for j < len(s) {
+		r, size := utf8.DecodeRuneInString(s[j:])
+		switch {
+		case lineBreak(r):
+			brk = true
+		case unicode.IsSpace(r) || dropped(r):
+		default:
+			if brk && unicode.IsLetter(r) {
+				return j, skipped, true
+			}
+			return 0, 0, false
+		}
+		j += size
+		skipped++
+	}
+	return 0, 0, false
+}
+
+// foldSegment returns the normalized-level folding of one segment: quotes and
+// dashes to ASCII, NFKC, full case folding, NFKC again (folding can undo a
+// normal form). Single-rune segments are memoized, so a text in a non-Latin
+// script pays for each distinct character once.
+func (f *folder) foldSegment(seg string, size int) string {
+	if size == len(seg) {
+		r, _ := utf8.DecodeRuneInString(seg)
+		if v, ok := f.memo[r]; ok {
+			return v
+		}
+		v := foldSlow(seg)
+		if f.memo == nil {
+			f.memo = make(map[rune]string)
+		}
+		f.memo[r] = v
+		return v
+	}
+	return foldSlow(seg)
+}
+
+func foldSlow(seg string) string {
+	b := make([]byte, 0, len(seg)+8)
+	for _, r := range seg {
+		b = utf8.AppendRune(b, typographic(r))
+	}
+	b = norm.NFKC.Bytes(b)
+	b = caseFold.Bytes(b)
+	b = norm.NFKC.Bytes(b)
+	out := b[:0:0]
+	for _, r := range string(b) {
+		out = utf8.AppendRune(out, typographic(r))
+	}
+	return string(out)
+}
+
+// foldText folds a whole text for a level, with its map.
+func foldText(s string, normalized bool) *folded {
+	f := folder{
+		norm:  normalized,
+		track: true,
+		out:   make([]byte, 0, len(s)+len(s)/32+8),
+		from:  make([]int32, 0, len(s)+len(s)/32+8),
+		to:    make([]int32, 0, len(s)+len(s)/32+8),
+	}
+	f.fold(s)
+	return &folded{s: string(f.out), from: f.from, to: f.to}
+}
+
+// foldQuote folds a quote for a level into buf and trims the spaces at its
+// ends: white space around a quote is never part of what it quotes.
+func foldQuote(buf []byte, q string, normalized bool) []byte {
+	f := folder{norm: normalized, out: buf[:0]}
+	f.fold(q)
+	b := f.out
+	for len(b) > 0 && b[len(b)-1] == ' ' {
+		b = b[:len(b)-1]
+	}
+	i := 0
+	for i < len(b) && b[i] == ' ' {
+		i++
+	}
+	return b[i:]
+}
+
+// Fold returns s folded as the given level compares text: LevelWhitespace
+// collapses white space and drops soft hyphens and zero-width characters;
+// LevelNormalized also applies NFKC, case folding, ASCII quotes and dashes,
+// and joins words hyphenated across a line break. Spaces at either end are
+// trimmed, as they are from quotes. Any other level returns s unchanged.
+func Fold(s string, level Level) string {
+	switch level {
+	case LevelWhitespace:
+		return string(foldQuote(nil, s, false))
+	case LevelNormalized, LevelFuzzy:
+		return string(foldQuote(nil, s, true))
+	}
+	return s
+}
