@@ -43,6 +43,7 @@ func ImportChunks(version string, text string, txt store.Text, layout *store.Lay
 			continue
 		}
 		claim, q := claimOf(ic, txt, layout)
+		located := q == nil // the claimed offsets mean something
 		if q == nil {
 			q = resolve.Validate(txt, layout, claim)
 		}
@@ -58,6 +59,9 @@ func ImportChunks(version string, text string, txt store.Text, layout *store.Lay
 			ClaimedPage: ic.Page, ClaimedPageLabel: ic.PageLabel, ClaimedSection: ic.Section}
 		switch q.Reason {
 		case resolve.ReasonPageMismatch, resolve.ReasonPageLabelMismatch, resolve.ReasonSectionMismatch:
+			if !located {
+				break // page-relative offsets on a page that does not exist: search the text
+			}
 			rep.Method = RepairCoordinates
 			out[i] = record(txt, layout, version, ord, ic, claim.Start, claim.End, rep)
 			continue
@@ -66,7 +70,7 @@ func ImportChunks(version string, text string, txt store.Text, layout *store.Lay
 			ix = match.NewIndex(text)
 		}
 		opts := match.Options{Hint: match.NoHint, Prefix: neighbour(chunks, i-1, true), Suffix: neighbour(chunks, i+1, false)}
-		if ic.HasStart {
+		if ic.HasStart && located {
 			opts.Hint = claim.Start
 		}
 		m := ix.Find(ic.Text, opts)
@@ -90,14 +94,14 @@ func ImportChunks(version string, text string, txt store.Text, layout *store.Lay
 // claimOf turns an imported chunk into a claim in absolute code points,
 // resolving page-relative offsets against the claimed page.
 func claimOf(ic *ImportedChunk, txt store.Text, layout *store.Layout) (resolve.Claim, *resolve.QuarantineError) {
-	c := resolve.Claim{Start: ic.Start, End: ic.End, Text: ic.Text, HasText: true, Page: ic.Page, PageLabel: ic.PageLabel,
+	c := resolve.Claim{Start: ic.Start, End: ic.End, Text: ic.Text, HasText: true, Page: ic.Page, HasPage: ic.HasPage, PageLabel: ic.PageLabel,
 		Section: ic.Section, HasSection: ic.HasSection}
 	if !ic.HasStart {
 		return c, &resolve.QuarantineError{Reason: resolve.ReasonOutOfRange, Want: "offsets " + strconv.Itoa(ic.Start), Got: "no usable offsets"}
 	}
 	if ic.PageRelative {
 		page := ic.Page
-		if page == 0 {
+		if !ic.HasPage {
 			page = pageOfLabel(layout, ic.PageLabel)
 		}
 		if page < 1 || page > len(layout.PageStarts) {

@@ -43,7 +43,8 @@ type ImportedChunk struct {
 	Start, End int  // half-open, code points; relative to the page start when PageRelative
 	HasStart   bool // Start was given (and not -1)
 	HasEnd     bool
-	Page       int    // physical page from 1; 0 when not claimed
+	Page       int // physical page from 1, when HasPage
+	HasPage    bool
 	PageLabel  string // printed page label; "" when not claimed
 	Section    []string
 	HasSection bool
@@ -213,7 +214,7 @@ func parseManifestLine(n int, b []byte, format *string) ImportedChunk {
 			}
 		}
 		if l.PageNumber != nil {
-			c.Page = *l.PageNumber
+			c.Page, c.HasPage = *l.PageNumber, true
 		}
 		if l.PageLabel != nil {
 			c.PageLabel = *l.PageLabel
@@ -227,8 +228,8 @@ func parseManifestLine(n int, b []byte, format *string) ImportedChunk {
 				c.PageLabel = *m.PageLabel
 				c.PageRelative = c.HasStart && *format == FormatLlamaIndex
 			}
-			if m.PageNumber != nil && c.Page == 0 {
-				c.Page = *m.PageNumber
+			if m.PageNumber != nil && !c.HasPage {
+				c.Page, c.HasPage = *m.PageNumber, true
 			}
 			if m.SectionPath != nil && !c.HasSection {
 				c.Section, c.HasSection = *m.SectionPath, true
@@ -243,7 +244,7 @@ func parseManifestLine(n int, b []byte, format *string) ImportedChunk {
 		if m := l.Metadata; m != nil {
 			setStart(m.StartIndex)
 			if m.Page != nil {
-				c.Page = *m.Page + 1 // LangChain's PDF loaders count pages from 0
+				c.Page, c.HasPage = *m.Page+1, true // LangChain's PDF loaders count pages from 0
 				c.PageRelative = c.HasStart
 			}
 			if m.PageLabel != nil {
@@ -256,7 +257,7 @@ func parseManifestLine(n int, b []byte, format *string) ImportedChunk {
 		if m := l.Meta; m != nil {
 			setStart(m.SplitIdxStart)
 			if m.PageNumber != nil {
-				c.Page = *m.PageNumber
+				c.Page, c.HasPage = *m.PageNumber, true
 			}
 		}
 	}

@@ -425,7 +425,7 @@ func OwnClaims(txt store.Text, layout *store.Layout, spans []Span) []resolve.Cla
 	for i, s := range spans {
 		b, _ := txt.Slice(s.Start, s.End)
 		claims[i] = resolve.Claim{Start: s.Start, End: s.End, Text: string(b), HasText: true,
-			Page: layout.PageAt(s.Start), Section: layout.SectionAt(s.Start), HasSection: true}
+			Page: layout.PageAt(s.Start), HasPage: true, Section: layout.SectionAt(s.Start), HasSection: true}
 	}
 	return claims
 }

@@ -55,7 +55,7 @@ func auditVersion(tx *store.Tx, v *store.Version) (n int, findings []store.Findi
 			return nil // known bad, never served
 		}
 		id := c.ID()
-		if q := Validate(txt, l, Claim{Start: c.Start, End: c.End, Page: c.Page, PageLabel: c.PageLabel,
+		if q := Validate(txt, l, Claim{Start: c.Start, End: c.End, Page: c.Page, HasPage: true, PageLabel: c.PageLabel,
 			Section: c.SectionPath, HasSection: true}); q != nil {
 			add(id, q.Reason, fmt.Sprintf("claimed %s, found %s", q.Want, q.Got))
 			return nil

@@ -210,7 +210,7 @@ func TestValidate(t *testing.T) {
 		PageLabels: []string{"i", "ii"},
 		Sections:   []store.Section{{Start: 0, End: len(runes), Path: []string{"A"}}, {Start: 11, End: len(runes), Path: []string{"A", "B"}}},
 	}
-	ok := resolve.Claim{Start: 11, End: 23, Text: string(runes[11:23]), HasText: true, Page: 2, PageLabel: "ii",
+	ok := resolve.Claim{Start: 11, End: 23, Text: string(runes[11:23]), HasText: true, Page: 2, HasPage: true, PageLabel: "ii",
 		Section: []string{"A", "B"}, HasSection: true}
 	tests := []struct {
 		name   string

@@ -15,7 +15,8 @@ type Claim struct {
 	Start, End int    // half-open, code points into the canonical text
 	Text       string // the chunk's text; checked when HasText
 	HasText    bool
-	Page       int    // physical page, starting at 1; 0 means not claimed
+	Page       int // physical page, starting at 1; checked when HasPage
+	HasPage    bool
 	PageLabel  string // printed label; "" means not claimed
 	Section    []string
 	HasSection bool
@@ -35,7 +36,7 @@ func Validate(txt store.Text, layout *store.Layout, c Claim) *QuarantineError {
 			return &QuarantineError{Reason: ReasonTextMismatch, Want: excerpt(c.Text), Got: excerpt(string(span))}
 		}
 	}
-	if c.Page != 0 {
+	if c.HasPage {
 		if got := layout.PageAt(c.Start); got != c.Page {
 			return &QuarantineError{Reason: ReasonPageMismatch, Want: "page " + strconv.Itoa(c.Page), Got: "page " + strconv.Itoa(got)}
 		}

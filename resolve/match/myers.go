@@ -26,6 +26,7 @@ type pattern struct {
 	peq   []uint64 // rows × nb
 	wide  []rune   // sorted distinct non-ASCII code points; row rowNone+1+i
 	last  uint64   // bit of the pattern's last row in the last block
+	shift uint     // index of that bit
 }
 
 // init builds the vectors of p (or of p reversed), reusing the pattern's
@@ -33,7 +34,8 @@ type pattern struct {
 func (pt *pattern) init(p []rune, reverse bool) {
 	m := len(p)
 	pt.m, pt.nb = m, (m+63)/64
-	pt.last = 1 << uint((m-1)%64)
+	pt.shift = uint((m - 1) % 64)
+	pt.last = 1 << pt.shift
 	pt.wide = pt.wide[:0]
 	for _, r := range p {
 		if r >= utf8.RuneSelf {
@@ -80,28 +82,19 @@ func (pt *pattern) row(r rune) int {
 // advance is one 64-row block of one text column: Hyyrö's step with the
 // horizontal delta hin ∈ {-1, 0, +1} entering the block's top row. It
 // returns the block's new vertical deltas and the horizontal delta leaving
-// the row marked by last.
-func advance(pv, mv, eq uint64, hin int, last uint64) (uint64, uint64, int) {
-	if hin < 0 {
-		eq |= 1
-	}
+// row shift of the block (63, or the pattern's last row in the last block).
+// It is branch-free so that it inlines into the scan loops.
+func advance(pv, mv, eq uint64, hin int, shift uint) (uint64, uint64, int) {
+	neg := uint64(hin) >> 63  // 1 if hin < 0
+	pos := uint64(-hin) >> 63 // 1 if hin > 0
+	eq |= neg
 	xv := eq | mv
 	xh := (((eq & pv) + pv) ^ pv) | eq
 	ph := mv | ^(xh | pv)
 	mh := pv & xh
-	hout := 0
-	if ph&last != 0 {
-		hout = 1
-	} else if mh&last != 0 {
-		hout = -1
-	}
-	ph <<= 1
-	mh <<= 1
-	if hin < 0 {
-		mh |= 1
-	} else if hin > 0 {
-		ph |= 1
-	}
+	hout := int(ph>>shift&1) - int(mh>>shift&1)
+	ph = ph<<1 | pos
+	mh = mh<<1 | neg
 	return mh | ^(xv | ph), ph & xv, hout
 }
 
@@ -188,8 +181,11 @@ func (sr *searcher) forward(s string, bs, be, k int) int {
 		return best
 	}
 
+	// Block 0 lives in registers (pv0, mv0, sc0): most columns compute it
+	// alone. Blocks 1..y live in the slices.
 	sr.blocks(nb)
 	pv, mv, sc := sr.pv, sr.mv, sr.score
+	peq, lastShift := p.peq, p.shift
 	lastRows := m - 64*(nb-1)
 	y := max(0, (k+63)/64-1)
 	for b := 0; b <= y; b++ {
@@ -199,50 +195,69 @@ func (sr *searcher) forward(s string, bs, be, k int) int {
 	if y == nb-1 {
 		sc[y] = m
 	}
+	pv0, mv0, sc0 := pv[0], mv[0], sc[0]
 	ri := 0
 	for j := bs; j < be; {
 		c := s[j]
-		var row int
+		var base int
 		if c < utf8.RuneSelf {
-			row = int(c)
+			base = int(c) * nb
 			j++
 		} else {
 			r, size := utf8.DecodeRuneInString(s[j:])
-			row = p.row(r)
+			base = p.row(r) * nb
 			j += size
 		}
-		eqs := p.peq[row*nb : row*nb+nb]
-		carry := 0
-		for b := 0; b <= y; b++ {
-			last := uint64(1) << 63
+		eq := peq[base]
+		xv := eq | mv0
+		xh := (((eq & pv0) + pv0) ^ pv0) | eq
+		ph := mv0 | ^(xh | pv0)
+		mh := pv0 & xh
+		carry := int(ph>>63) - int(mh>>63)
+		sc0 += carry
+		ph <<= 1
+		pv0 = (mh << 1) | ^(xv | ph)
+		mv0 = ph & xv
+		for b := 1; b <= y; b++ {
+			shift := uint(63)
 			if b == nb-1 {
-				last = p.last
+				shift = lastShift
 			}
-			pv[b], mv[b], carry = advance(pv[b], mv[b], eqs[b], carry, last)
+			pv[b], mv[b], carry = advance(pv[b], mv[b], peq[base+b], carry, shift)
 			sc[b] += carry
 		}
-		if sc[y]-carry <= k && y < nb-1 && (eqs[y+1]&1 != 0 || carry < 0) {
+		scy := sc0
+		if y > 0 {
+			scy = sc[y]
+		}
+		if scy-carry <= k && y < nb-1 && (peq[base+y+1]&1 != 0 || carry < 0) {
 			// The block below may now hold values within the bound: start
 			// it from the upper bound of a column that grows by one a row.
+			if y == 0 {
+				sc[0] = sc0
+			}
 			y++
-			pv[y], mv[y] = ^uint64(0), 0
-			rows, last := 64, uint64(1)<<63
+			rows, shift := 64, uint(63)
 			if y == nb-1 {
-				rows, last = lastRows, p.last
+				rows, shift = lastRows, lastShift
 			}
 			var h int
-			pv[y], mv[y], h = advance(pv[y], mv[y], eqs[y], carry, last)
+			pv[y], mv[y], h = advance(^uint64(0), 0, peq[base+y], carry, shift)
 			sc[y] = sc[y-1] + rows - carry + h
+			scy = sc[y]
 		} else {
 			for y > 0 && sc[y] >= k+64 {
 				y--
 			}
+			scy = sc0
+			if y > 0 {
+				scy = sc[y]
+			}
 		}
 		ri++
-		if y == nb-1 && sc[y] <= k {
-			score := sc[y]
-			if score < best || best < 0 {
-				best, k = score, score
+		if y == nb-1 && scy <= k {
+			if scy < best || best < 0 {
+				best, k = scy, scy
 				sr.ends = sr.ends[:0]
 			}
 			if len(sr.ends) > 0 && ri-first < m-best {
@@ -283,11 +298,11 @@ func (sr *searcher) start(s string, lo, e, d int) int {
 		eqs := p.peq[row*nb : row*nb+nb]
 		carry := 1 // anchored: the top row grows by one a column
 		for b := range nb {
-			last := uint64(1) << 63
+			shift := uint(63)
 			if b == nb-1 {
-				last = p.last
+				shift = p.shift
 			}
-			pv[b], mv[b], carry = advance(pv[b], mv[b], eqs[b], carry, last)
+			pv[b], mv[b], carry = advance(pv[b], mv[b], eqs[b], carry, shift)
 		}
 		score += carry
 		if score <= bestScore {
@@ -312,7 +327,7 @@ func anchored(p *pattern, next func() (rune, bool)) int {
 		}
 		eq := p.peq[p.row(r)]
 		var h int
-		pv, mv, h = advance(pv, mv, eq, 1, p.last)
+		pv, mv, h = advance(pv, mv, eq, 1, p.shift)
 		score += h
 		best = min(best, score)
 	}
