@@ -190,20 +190,6 @@ type importInput struct {
 	format       string
 	manifestHash store.ID
 	text         *Extracted // nil: extract the source as usual
-	textHash     store.ID
-}
-
-// fingerprint extends the pipeline fingerprint: the chunks come from the
-// manifest (so a new manifest is a new version) and maybe the text too.
-func (in *importInput) fingerprint(extractor string, repair bool) string {
-	fp := "evidence/1;" + NormalizeFingerprint + ";" + extractor + ";import:" + in.format + ":" + in.manifestHash.String()[:32]
-	if in.text != nil {
-		fp += ";text=external:" + in.textHash.String()[:32]
-	}
-	if repair {
-		fp += ";repair/1"
-	}
-	return fp
 }
 
 func readImport(path string, opts Options) (*importInput, error) {
@@ -224,7 +210,6 @@ func readImport(path string, opts Options) (*importInput, error) {
 		if in.text, err = externalText(path, tb); err != nil {
 			return nil, &ExtractError{Path: opts.TextFile, Reason: reasonOf(err), Err: err}
 		}
-		in.textHash = store.Hash(tb)
 	}
 	return in, nil
 }
@@ -246,7 +231,7 @@ func externalText(sourcePath string, b []byte) (*Extracted, error) {
 		// Not in normal form: keep the text exactly, pages only.
 		ex = &Extracted{Text: s, Layout: store.Layout{PageStarts: pageStarts(s)}, MediaType: "text/plain"}
 	}
-	ex.Extractor = "external/1"
+	ex.Extractor = "external/1:" + store.Hash(b).String()[:32]
 	if k, ok := kindOf(sourcePath); ok && k.mediaType == "text/markdown" {
 		if md, err := ExtractMarkdown(b); err == nil && md.Text == s {
 			ex.Layout.Sections = md.Layout.Sections

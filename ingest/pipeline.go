@@ -110,8 +110,95 @@ type source struct {
 // Fingerprint returns the pipeline fingerprint for an extractor and chunk
 // settings: everything that, changed, must change the version id.
 func Fingerprint(extractor string, opts ChunkOptions) string {
-	return "evidence/1;" + NormalizeFingerprint + ";" + extractor + ";" + ChunkerVersion +
-		":size=" + strconv.Itoa(opts.Size) + ",overlap=" + strconv.Itoa(opts.Overlap)
+	return recipe{extractor: extractor, chunk: opts}.fingerprint()
+}
+
+// recipe is everything besides the source bytes that decides a version's
+// content: how the canonical text was made and where the chunks come from.
+// A rebuild from stored text follows the same recipe type as an ingest, so
+// both give the same version id for the same settings.
+type recipe struct {
+	extractor string       // name/version of the canonical text's maker, "external/1:<hash>" for --text
+	chunk     ChunkOptions // our chunker's settings, when imp is nil
+	imp       *importInput // imported chunks
+	repair    bool
+}
+
+func (rc recipe) fingerprint() string {
+	fp := "evidence/1;" + NormalizeFingerprint + ";" + rc.extractor + ";"
+	if rc.imp == nil {
+		return fp + ChunkerVersion + ":size=" + strconv.Itoa(rc.chunk.Size) + ",overlap=" + strconv.Itoa(rc.chunk.Overlap)
+	}
+	fp += "import:" + rc.imp.format + ":" + rc.imp.manifestHash.String()[:32]
+	if rc.repair {
+		fp += ";repair/1"
+	}
+	return fp
+}
+
+// newVersion cuts or imports the chunks of an extracted text and builds
+// the version to write; the caller sets the source fields.
+func (rc recipe) newVersion(documentID, versionID string, ex *Extracted, acl []string) *store.NewVersion {
+	txt := store.NewText([]byte(ex.Text))
+	var chunks []store.Chunk
+	if rc.imp != nil {
+		chunks = ImportChunks(versionID, ex.Text, txt, &ex.Layout, rc.imp.chunks, rc.repair)
+	} else {
+		spans := Chunk(ex.Text, &ex.Layout, rc.chunk)
+		chunks = BuildChunks(versionID, txt, &ex.Layout, OwnClaims(txt, &ex.Layout, spans))
+	}
+	return &store.NewVersion{
+		Version: store.Version{
+			ID:          versionID,
+			DocumentID:  documentID,
+			TextHash:    store.Hash(txt.Bytes()),
+			Fingerprint: rc.fingerprint(),
+			Extractor:   rc.extractor,
+			MediaType:   ex.MediaType,
+			TextLen:     txt.Len(),
+			TextBytes:   len(txt.Bytes()),
+			Pages:       len(ex.Layout.PageStarts),
+		},
+		Text:   txt,
+		Layout: ex.Layout,
+		Chunks: chunks,
+		ACL:    acl,
+	}
+}
+
+// count fills a result's chunk counts from a version about to be written.
+func (r *Result) count(nv *store.NewVersion) {
+	r.Chunks, r.Quarantined, r.Repaired = 0, 0, 0
+	for i := range nv.Chunks {
+		switch {
+		case nv.Chunks[i].Quarantine != nil:
+			r.Quarantined++
+		case nv.Chunks[i].Repair != nil:
+			r.Repaired++
+			r.Chunks++
+		default:
+			r.Chunks++
+		}
+	}
+	r.DocumentVersion, r.MediaType, r.Pages = nv.Version.ID, nv.Version.MediaType, nv.Version.Pages
+}
+
+// unchanged reports the stored version when it is already current with
+// the access list asked for: then nothing needs extracting or writing.
+func unchanged(db Store, documentID, versionID string, acl []string) *store.Version {
+	var current *store.Version
+	_ = db.View(func(tx *store.Tx) error {
+		v, err := tx.Version(versionID)
+		if err != nil || v.Status != store.StatusCurrent {
+			return nil
+		}
+		if acl != nil && !slices.Equal(v.ACL, acl) {
+			return nil // the access list changes: let the writer record it
+		}
+		current = v
+		return nil
+	})
+	return current
 }
 
 // Run ingests the files and directories in paths (directories recursively,
@@ -307,82 +394,34 @@ func prepare(db Store, s source, opts Options) *prepared {
 	}
 	r.SourceBytes = int64(len(src))
 	sourceHash := store.Hash(src)
-	fingerprint := Fingerprint(ExtractorFor(s.path), opts.Chunk)
-	var imp *importInput
+	rc := recipe{extractor: ExtractorFor(s.path), chunk: opts.Chunk, repair: opts.Repair}
 	if opts.Chunks != "" {
-		if imp, err = readImport(s.path, opts); err != nil {
+		if rc.imp, err = readImport(s.path, opts); err != nil {
 			return fail(err)
 		}
-		fingerprint = imp.fingerprint(ExtractorFor(s.path), opts.Repair)
-		r.ChunksFormat = imp.format
+		if rc.imp.text != nil {
+			rc.extractor = rc.imp.text.Extractor
+		}
+		r.ChunksFormat = rc.imp.format
 	}
-	versionID := store.VersionID(s.id, sourceHash, fingerprint)
-
-	// Same bytes, same settings, already current: nothing to extract.
-	var current *store.Version
-	_ = db.View(func(tx *store.Tx) error {
-		v, err := tx.Version(versionID)
-		if err != nil || v.Status != store.StatusCurrent {
-			return nil
-		}
-		if opts.ACL != nil {
-			if doc, err := tx.Document(s.id); err != nil || !slices.Equal(doc.ACL, opts.ACL) {
-				return nil // the access list changes: let the writer record it
-			}
-		}
-		current = v
-		return nil
-	})
-	if current != nil {
-		r.Status, r.DocumentVersion, r.MediaType = Unchanged, versionID, current.MediaType
-		r.Chunks, r.Quarantined, r.Pages = current.Chunks-current.Quarantined, current.Quarantined, current.Pages
+	versionID := store.VersionID(s.id, sourceHash, rc.fingerprint())
+	if v := unchanged(db, s.id, versionID, opts.ACL); v != nil {
+		r.Status, r.DocumentVersion, r.MediaType = Unchanged, versionID, v.MediaType
+		r.Chunks, r.Quarantined, r.Repaired, r.Pages = v.Chunks-v.Quarantined, v.Quarantined, v.Repaired, v.Pages
 		return p
 	}
-
 	var ex *Extracted
-	if imp != nil && imp.text != nil {
-		ex = imp.text
+	if rc.imp != nil && rc.imp.text != nil {
+		ex = rc.imp.text
 	} else if ex, err = Extract(s.path, src); err != nil {
 		return fail(err)
 	}
-	txt := store.NewText([]byte(ex.Text))
-	var chunks []store.Chunk
-	if imp != nil {
-		chunks = ImportChunks(versionID, ex.Text, txt, &ex.Layout, imp.chunks, opts.Repair)
-	} else {
-		spans := Chunk(ex.Text, &ex.Layout, opts.Chunk)
-		chunks = BuildChunks(versionID, txt, &ex.Layout, OwnClaims(txt, &ex.Layout, spans))
-	}
-	nv := &store.NewVersion{
-		Version: store.Version{
-			ID:          versionID,
-			DocumentID:  s.id,
-			SourceHash:  sourceHash,
-			TextHash:    store.Hash(txt.Bytes()),
-			Fingerprint: fingerprint,
-			MediaType:   ex.MediaType,
-			SourceURL:   s.url,
-			SourcePath:  s.path,
-			SourceBytes: int64(len(src)),
-			TextLen:     txt.Len(),
-			TextBytes:   len(txt.Bytes()),
-			Pages:       len(ex.Layout.PageStarts),
-		},
-		Text:   txt,
-		Layout: ex.Layout,
-		Chunks: chunks,
-		ACL:    opts.ACL,
-	}
-	for i := range chunks {
-		if chunks[i].Quarantine != nil {
-			r.Quarantined++
-		}
-		if chunks[i].Repair != nil {
-			r.Repaired++
-		}
-	}
-	r.DocumentVersion, r.MediaType = versionID, ex.MediaType
-	r.Chunks, r.Pages = len(chunks)-r.Quarantined, nv.Version.Pages
+	nv := rc.newVersion(s.id, versionID, ex, opts.ACL)
+	nv.Version.SourceHash = sourceHash
+	nv.Version.SourceURL = s.url
+	nv.Version.SourcePath = s.path
+	nv.Version.SourceBytes = int64(len(src))
+	r.count(nv)
 	p.version = nv
 	return p
 }

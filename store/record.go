@@ -208,6 +208,7 @@ func encodeVersion(v *Version) []byte {
 	e.id(v.SourceHash)
 	e.id(v.TextHash)
 	e.str(v.Fingerprint)
+	e.str(v.Extractor)
 	e.str(v.MediaType)
 	e.str(v.SourceURL)
 	e.str(v.SourcePath)
@@ -235,6 +236,7 @@ func decodeVersion(b []byte) (*Version, error) {
 		SourceHash:  d.id(),
 		TextHash:    d.id(),
 		Fingerprint: d.str(),
+		Extractor:   d.str(),
 		MediaType:   d.str(),
 		SourceURL:   d.str(),
 		SourcePath:  d.str(),

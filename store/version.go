@@ -119,6 +119,7 @@ type Version struct {
 	SourceHash  ID        `json:"source_hash"`
 	TextHash    ID        `json:"text_hash"`
 	Fingerprint string    `json:"pipeline_fingerprint"`
+	Extractor   string    `json:"extractor"` // what made the canonical text (part of Fingerprint); rebuilds reuse it
 	MediaType   string    `json:"media_type"`
 	SourceURL   string    `json:"source_url,omitempty"`
 	SourcePath  string    `json:"source_path,omitempty"` // path as given at ingest, for messages
