@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/evidence-rag/evidence/corpus"
@@ -63,4 +64,57 @@ func envInt(name string, def int) int {
 		return v
 	}
 	return def
+}
+
+// importBench builds a generated document and a manifest of its own
+// chunks, shifted by shift code points when drift is wanted.
+func importBench(b *testing.B, size int) (*Extracted, store.Text, []ImportedChunk) {
+	ex, err := ExtractMarkdown(corpus.Markdown(3, size))
+	if err != nil {
+		b.Fatal(err)
+	}
+	txt := store.NewText([]byte(ex.Text))
+	var chunks []ImportedChunk
+	for _, s := range Chunk(ex.Text, &ex.Layout, ChunkOptions{Size: 500, Overlap: 50}) {
+		span, _ := txt.Slice(s.Start, s.End)
+		chunks = append(chunks, ImportedChunk{Text: string(span), HasText: true, Start: s.Start, End: s.End, HasStart: true, HasEnd: true,
+			Page: 1, HasPage: true})
+	}
+	return ex, txt, chunks
+}
+
+// BenchmarkImportValidate: imported chunks that are correct (a slice
+// compare, the page and section checks, and a hash each).
+func BenchmarkImportValidate(b *testing.B) {
+	ex, txt, chunks := importBench(b, 1<<20)
+	b.ReportAllocs()
+	for b.Loop() {
+		ImportChunks("v", ex.Text, txt, &ex.Layout, chunks, false)
+	}
+	b.ReportMetric(float64(len(chunks))*float64(b.N)/b.Elapsed().Seconds(), "chunks/s")
+}
+
+// BenchmarkImportReanchor: every chunk's offsets stale by 37 code points
+// and every tenth with OCR noise, re-anchored with --repair; by document size.
+func BenchmarkImportReanchor(b *testing.B) {
+	for _, size := range []int{64 << 10, 512 << 10, 4 << 20} {
+		b.Run(strconv.Itoa(size>>10)+"KiB", func(b *testing.B) {
+			ex, txt, chunks := importBench(b, size)
+			for i := range chunks {
+				chunks[i].Start += 37
+				chunks[i].End += 37
+				if i%10 == 0 {
+					chunks[i].Text = strings.Replace(strings.Replace(chunks[i].Text, "e", "c", 2), "a", "o", 1)
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				out := ImportChunks("v", ex.Text, txt, &ex.Layout, chunks, true)
+				if out[len(out)/2].Repair == nil {
+					b.Fatalf("chunk not repaired: %+v", out[len(out)/2].Quarantine)
+				}
+			}
+			b.ReportMetric(float64(len(chunks))*float64(b.N)/b.Elapsed().Seconds(), "chunks/s")
+		})
+	}
 }

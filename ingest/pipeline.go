@@ -102,6 +102,23 @@ type Summary struct {
 	SourceBytes int64     `json:"source_bytes"`
 }
 
+// total adds up the results.
+func (sum *Summary) total() {
+	for _, r := range sum.Results {
+		switch r.Status {
+		case Ingested:
+			sum.Ingested++
+		case Unchanged:
+			sum.Unchanged++
+		case Failed:
+			sum.Failed++
+		}
+		sum.Chunks += r.Chunks
+		sum.Quarantined += r.Quarantined
+		sum.SourceBytes += r.SourceBytes
+	}
+}
+
 // source is one file to ingest and the document id it gets.
 type source struct {
 	path, id, url string
@@ -266,19 +283,7 @@ func Run(ctx context.Context, db Store, paths []string, opts Options) (*Summary,
 		return nil, err
 	}
 	sort.Slice(sum.Results, func(i, j int) bool { return sum.Results[i].Path < sum.Results[j].Path })
-	for _, r := range sum.Results {
-		switch r.Status {
-		case Ingested:
-			sum.Ingested++
-		case Unchanged:
-			sum.Unchanged++
-		case Failed:
-			sum.Failed++
-		}
-		sum.Chunks += r.Chunks
-		sum.Quarantined += r.Quarantined
-		sum.SourceBytes += r.SourceBytes
-	}
+	sum.total()
 	return sum, nil
 }
 

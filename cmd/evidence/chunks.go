@@ -70,6 +70,16 @@ the answer-time path with a principal.`,
 				o.printf("QUARANTINED  %s\n  claimed [%d, %d): %s\n  found: %s\n", q.Reason, q.ClaimedStart, q.ClaimedEnd, q.Want, q.Got)
 				return &exitStatus{code: exitPartial, msg: "chunk " + out.ChunkID + " is quarantined: " + q.Reason}
 			}
+			if r := c.Repair; r != nil {
+				o.printf("REPAIRED  %s by %s", r.Reason, r.Method)
+				if r.Distance > 0 {
+					o.printf(" (distance %d)", r.Distance)
+				}
+				o.printf("\n  claimed [%d, %d) page %d %q section %q\n", r.ClaimedStart, r.ClaimedEnd, r.ClaimedPage, r.ClaimedPageLabel, strings.Join(r.ClaimedSection, " > "))
+			}
+			if c.ExternalID != "" {
+				o.printf("external  %s\n", c.ExternalID)
+			}
 			o.printf("\n%s\n", out.Text)
 			return nil
 		},

@@ -31,6 +31,7 @@ func TestScripts(t *testing.T) {
 		Dir: filepath.Join("testdata", "script"),
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("SAMPLE", sample)
+			env.Setenv("IMPORT", filepath.Join(filepath.Dir(sample), "..", "ingest", "testdata", "import"))
 			return nil
 		},
 	})

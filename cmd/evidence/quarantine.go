@@ -18,11 +18,16 @@ type quarantined struct {
 	VersionStatus   store.Status `json:"version_status"`
 	ExternalID      string       `json:"external_id,omitempty"`
 	store.Quarantine
+	Repair *store.Repair `json:"repair,omitempty"`
+	// Start and End are where a repaired chunk now resolves (code points).
+	Start int `json:"source_start,omitempty"`
+	End   int `json:"source_end,omitempty"`
 }
 
 type quarantineFilter struct {
 	reason, document, version string
 	all                       bool // include superseded versions
+	repaired                  bool // list re-anchored chunks instead
 }
 
 func (f *quarantineFilter) flags(cmd *cobra.Command) {
@@ -30,6 +35,7 @@ func (f *quarantineFilter) flags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.document, "document", "", "only this document")
 	cmd.Flags().StringVar(&f.version, "version", "", "only this version")
 	cmd.Flags().BoolVar(&f.all, "all", false, "include superseded versions (default: current versions only)")
+	cmd.Flags().BoolVar(&f.repaired, "repaired", false, "list imported chunks that were re-anchored (accepted with a recorded repair) instead")
 }
 
 func (f *quarantineFilter) each(o *options, fn func(quarantined) error) error {
@@ -39,16 +45,33 @@ func (f *quarantineFilter) each(o *options, fn func(quarantined) error) error {
 	}
 	defer db.Close()
 	return db.View(func(tx *store.Tx) error {
-		return tx.ForEachQuarantined(func(v *store.Version, c *store.Chunk) error {
+		walk := tx.ForEachQuarantined
+		if f.repaired {
+			walk = tx.ForEachRepaired
+		}
+		return walk(func(v *store.Version, c *store.Chunk) error {
+			reason := ""
+			if c.Quarantine != nil {
+				reason = c.Quarantine.Reason
+			} else if c.Repair != nil {
+				reason = c.Repair.Reason
+			}
 			switch {
-			case f.reason != "" && c.Quarantine.Reason != f.reason,
+			case f.reason != "" && reason != f.reason,
 				f.document != "" && v.DocumentID != f.document,
 				f.version != "" && v.ID != f.version,
 				f.version == "" && !f.all && v.Status != store.StatusCurrent:
 				return nil
 			}
-			return fn(quarantined{ChunkID: c.ID(), DocumentID: v.DocumentID, DocumentVersion: v.ID,
-				VersionStatus: v.Status, ExternalID: c.ExternalID, Quarantine: *c.Quarantine})
+			q := quarantined{ChunkID: c.ID(), DocumentID: v.DocumentID, DocumentVersion: v.ID,
+				VersionStatus: v.Status, ExternalID: c.ExternalID, Repair: c.Repair}
+			if c.Quarantine != nil {
+				q.Quarantine = *c.Quarantine
+			} else {
+				q.Reason = reason
+				q.Start, q.End = c.Start, c.End
+			}
+			return fn(q)
 		})
 	})
 }
@@ -72,6 +95,14 @@ func newQuarantineCommand(o *options) *cobra.Command {
 				return o.emit(rows)
 			}
 			w := tabwriter.NewWriter(o.stdout, 2, 4, 2, ' ', 0)
+			if lf.repaired {
+				fmt.Fprintln(w, "CHUNK\tDOCUMENT\tREASON\tMETHOD\tCLAIMED\tNOW")
+				for _, q := range rows {
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t[%d, %d)\t[%d, %d)\n", q.ChunkID, q.DocumentID, q.Reason, q.Repair.Method,
+						q.Repair.ClaimedStart, q.Repair.ClaimedEnd, q.Start, q.End)
+				}
+				return w.Flush()
+			}
 			fmt.Fprintln(w, "CHUNK\tDOCUMENT\tREASON\tCLAIMED\tFOUND")
 			for _, q := range rows {
 				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", q.ChunkID, q.DocumentID, q.Reason, q.Want, q.Got)
@@ -91,6 +122,10 @@ func newQuarantineCommand(o *options) *cobra.Command {
 				ByReason   map[string]int            `json:"by_reason"`
 				ByDocument map[string]map[string]int `json:"by_document"`
 			}{ByReason: map[string]int{}, ByDocument: map[string]map[string]int{}}
+			what := "quarantined"
+			if sf.repaired {
+				what = "repaired"
+			}
 			err := sf.each(o, func(q quarantined) error {
 				out.Total++
 				out.ByReason[q.Reason]++
@@ -106,7 +141,7 @@ func newQuarantineCommand(o *options) *cobra.Command {
 			if o.json {
 				return o.emit(out)
 			}
-			o.printf("%d quarantined chunks\n", out.Total)
+			o.printf("%d %s chunks\n", out.Total, what)
 			for _, k := range sortedKeys(out.ByReason) {
 				o.printf("  %-22s %d\n", k, out.ByReason[k])
 			}
@@ -120,7 +155,15 @@ func newQuarantineCommand(o *options) *cobra.Command {
 		},
 	}
 	sf.flags(stats)
-	cmd.AddCommand(list, stats)
+	show := &cobra.Command{
+		Use:   "show CHUNK_ID",
+		Short: "Show one quarantined or repaired chunk: its claims, the finding, the repair",
+		Args:  argsBetween(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return newChunkCommand(o).RunE(cmd, args)
+		},
+	}
+	cmd.AddCommand(list, stats, show)
 	return cmd
 }
 

@@ -66,6 +66,7 @@ Offsets are half-open ranges of Unicode code points into a version's canonical t
 	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitHelp)
 	root.AddCommand(
 		newIngestCommand(o),
+		newRebuildCommand(o),
 		newDocsCommand(o),
 		newShowCommand(o),
 		newChunkCommand(o),

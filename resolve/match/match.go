@@ -405,7 +405,8 @@ func (q *query) fuzzy(f *folded, fq string) (Match, bool) {
 
 func (q *query) fuzzyRegion(f *folded, bs, be, k int) (Match, bool) {
 	sr := q.sr
-	d := sr.forward(f.s, bs, be, k)
+	sr.search(f.s, bs, be, k)
+	d := sr.best
 	if d < 0 {
 		return Match{}, false
 	}

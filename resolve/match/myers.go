@@ -11,12 +11,25 @@ import (
 // longer than 64 code points split into 64-row blocks and only the blocks
 // that can still hold a value within the bound computed (Myers' Fig. 9, the
 // algorithm approx-string-match implements with 32-bit words). One text code
-// point costs one to ceil(m/64) word steps, so a search is O(n·⌈m/64⌉) at
-// worst and close to O(n) for the bounds used here.
+// point costs one to ceil(m/64) word steps: O(n·⌈m/64⌉) at worst.
+//
+// When the bound is small against a word (k ≤ filterMaxK) a filter runs
+// first: the pattern's first block alone, over four slices of the text at
+// once. A match within k edits has its first min(m, 64) code points within k
+// edits too, so only the regions around the filter's hits can hold a match,
+// and the exact blocked scan runs on those alone. The filter is lossless; it
+// only changes the speed.
 
 // rowNone is the peq row of every character absent from the pattern; rows
 // below it are ASCII, rows above it the pattern's non-ASCII code points.
 const rowNone = utf8.RuneSelf
+
+// filterMaxK is the largest bound the filter runs for: beyond half a word,
+// natural text passes the first block's test too often to pay for it.
+const filterMaxK = 32
+
+// runGap merges filter hits this many bytes apart into one run.
+const runGap = 64
 
 // pattern holds the match vectors (Myers' Peq) of a pattern of m code
 // points: bit i of block b of a character's row is set when the pattern's
@@ -25,13 +38,18 @@ type pattern struct {
 	m, nb int
 	peq   []uint64 // rows × nb
 	wide  []rune   // sorted distinct non-ASCII code points; row rowNone+1+i
+	dirty []int32  // rows set by the last init, cleared by the next
 	last  uint64   // bit of the pattern's last row in the last block
 	shift uint     // index of that bit
 }
 
 // init builds the vectors of p (or of p reversed), reusing the pattern's
-// memory.
+// memory: only the rows the previous pattern set are cleared.
 func (pt *pattern) init(p []rune, reverse bool) {
+	for _, r := range pt.dirty {
+		clear(pt.peq[int(r)*pt.nb : int(r)*pt.nb+pt.nb])
+	}
+	pt.dirty = pt.dirty[:0]
 	m := len(p)
 	pt.m, pt.nb = m, (m+63)/64
 	pt.shift = uint((m - 1) % 64)
@@ -48,15 +66,23 @@ func (pt *pattern) init(p []rune, reverse bool) {
 	if cap(pt.peq) < n {
 		pt.peq = make([]uint64, n)
 	} else {
+		// Rows past the old length may hold stale bits of an older, longer
+		// pattern only if they were never cleared; dirty rows were, the rest
+		// were never set.
 		pt.peq = pt.peq[:n]
-		clear(pt.peq)
 	}
 	for i, r := range p {
 		if reverse {
 			i = m - 1 - i
 		}
-		pt.peq[pt.row(r)*pt.nb+i/64] |= 1 << uint(i%64)
+		row := pt.row(r)
+		w := &pt.peq[row*pt.nb+i/64]
+		if *w == 0 {
+			pt.dirty = append(pt.dirty, int32(row))
+		}
+		*w |= 1 << uint(i%64)
 	}
+	pt.dirty = slices.Compact(pt.dirty)
 }
 
 // row returns the peq row of r.
@@ -83,7 +109,7 @@ func (pt *pattern) row(r rune) int {
 // horizontal delta hin ∈ {-1, 0, +1} entering the block's top row. It
 // returns the block's new vertical deltas and the horizontal delta leaving
 // row shift of the block (63, or the pattern's last row in the last block).
-// It is branch-free so that it inlines into the scan loops.
+// The hot loops spell out block 0 themselves; this serves the others.
 func advance(pv, mv, eq uint64, hin int, shift uint) (uint64, uint64, int) {
 	neg := uint64(hin) >> 63  // 1 if hin < 0
 	pos := uint64(-hin) >> 63 // 1 if hin > 0
@@ -105,10 +131,27 @@ type searcher struct {
 	fwd, rev pattern
 	pv, mv   []uint64
 	score    []int
-	ends     []int // end byte offsets of the places tied at the best distance
 	buf      []byte
 	ctxRunes []rune
 	pre, suf pattern
+
+	// Results of a scan: the best distance so far (-1: none within the
+	// bound) and the end offsets of the places tied at it.
+	best int
+	ends []int
+
+	runs    [filterStreams][]run
+	tbl     [utf8.RuneSelf]uint64 // the filter's first-block vectors of ASCII
+	regions []region
+}
+
+type run struct{ first, last int } // filter hits, end byte offsets
+type region struct{ lo, hi int }   // byte range to scan exactly
+
+type stream struct {
+	pv, mv          uint64
+	sc              int
+	start, from, to int // scan from start, report hits in (from, to]
 }
 
 func (sr *searcher) blocks(nb int) {
@@ -120,9 +163,234 @@ func (sr *searcher) blocks(nb int) {
 	sr.pv, sr.mv, sr.score = sr.pv[:nb], sr.mv[:nb], sr.score[:nb]
 }
 
-// forward scans s[bs:be] for the pattern sr.fwd and leaves in sr.ends the
-// end offsets of the places where it matches with the least distance, if
-// that distance is at most k; it returns the distance, or -1.
+// back returns the offset n code points before byte i, not before lo.
+func back(s string, lo, i, n int) int {
+	for ; n > 0 && i > lo; n-- {
+		if s[i-1] < utf8.RuneSelf {
+			i--
+			continue
+		}
+		_, size := utf8.DecodeLastRuneInString(s[lo:i])
+		i -= size
+	}
+	return i
+}
+
+// forth returns the offset n code points after byte i, not after hi.
+func forth(s string, hi, i, n int) int {
+	for ; n > 0 && i < hi; n-- {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(s[i:hi])
+		i += size
+	}
+	return i
+}
+
+// search finds the places where sr.fwd matches s[bs:be] with the least
+// distance, at most k: it sets sr.best (-1 if none) and sr.ends.
+func (sr *searcher) search(s string, bs, be, k int) {
+	sr.best = -1
+	sr.ends = sr.ends[:0]
+	if k > filterMaxK || be-bs < 8*(sr.fwd.m+k) {
+		sr.scan(s, bs, be, k)
+		return
+	}
+	sr.filter(s, bs, be, k)
+	for _, r := range sr.regions {
+		if sr.best >= 0 {
+			k = sr.best
+		}
+		sr.scan(s, r.lo, r.hi, k)
+	}
+}
+
+// filterStreams is how many independent columns of the first block the
+// filter advances at once: one Myers step is a chain of dependent
+// operations, and several chains keep the processor's units busy where one
+// leaves them waiting.
+const filterStreams = 3
+
+// filter runs the pattern's first block over s[bs:be] and leaves in
+// sr.regions the byte ranges that hold every match within k edits.
+func (sr *searcher) filter(s string, bs, be, k int) {
+	p := &sr.fwd
+	m, nb := p.m, p.nb
+	p0 := min(m, 64)
+	shift := uint(63)
+	if nb == 1 {
+		shift = p.shift
+	}
+	tbl := &sr.tbl
+	for c := range utf8.RuneSelf {
+		tbl[c] = p.peq[c*nb]
+	}
+	var st [filterStreams]stream
+	for i := range st {
+		from := bs + (be-bs)*i/filterStreams
+		for from < be && s[from]&0xC0 == 0x80 {
+			from++ // a code point's first byte
+		}
+		st[i].from = from
+		st[i].start = back(s, bs, from, p0+k)
+		if i > 0 {
+			st[i-1].to = from
+		}
+		sr.runs[i] = sr.runs[i][:0]
+	}
+	st[filterStreams-1].to = be
+	pv0, mv0, sc0, j0 := ^uint64(0), uint64(0), p0, st[0].start
+	pv1, mv1, sc1, j1 := ^uint64(0), uint64(0), p0, st[1].start
+	pv2, mv2, sc2, j2 := ^uint64(0), uint64(0), p0, st[2].start
+	// Lockstep in rounds of n steps, n small enough that no stream can
+	// pass its end even if every code point takes four bytes: the loop
+	// tests one counter instead of every stream's position.
+	for {
+		n := be
+		n = min(n, (st[0].to-j0)/utf8.UTFMax)
+		n = min(n, (st[1].to-j1)/utf8.UTFMax)
+		n = min(n, (st[2].to-j2)/utf8.UTFMax)
+		if n < 16 {
+			break
+		}
+		for ; n > 0; n-- {
+			{
+				c := s[j0]
+				var eq uint64
+				if c < utf8.RuneSelf {
+					eq = tbl[c]
+					j0++
+				} else {
+					eq, j0 = sr.wideEq(s, j0)
+				}
+				xv := eq | mv0
+				xh := (((eq & pv0) + pv0) ^ pv0) | eq
+				ph := mv0 | ^(xh | pv0)
+				mh := pv0 & xh
+				sc0 += int(ph>>shift&1) - int(mh>>shift&1)
+				ph <<= 1
+				pv0 = (mh << 1) | ^(xv | ph)
+				mv0 = ph & xv
+				if sc0 <= k {
+					sr.hit(&st[0], 0, j0)
+				}
+			}
+			{
+				c := s[j1]
+				var eq uint64
+				if c < utf8.RuneSelf {
+					eq = tbl[c]
+					j1++
+				} else {
+					eq, j1 = sr.wideEq(s, j1)
+				}
+				xv := eq | mv1
+				xh := (((eq & pv1) + pv1) ^ pv1) | eq
+				ph := mv1 | ^(xh | pv1)
+				mh := pv1 & xh
+				sc1 += int(ph>>shift&1) - int(mh>>shift&1)
+				ph <<= 1
+				pv1 = (mh << 1) | ^(xv | ph)
+				mv1 = ph & xv
+				if sc1 <= k {
+					sr.hit(&st[1], 1, j1)
+				}
+			}
+			{
+				c := s[j2]
+				var eq uint64
+				if c < utf8.RuneSelf {
+					eq = tbl[c]
+					j2++
+				} else {
+					eq, j2 = sr.wideEq(s, j2)
+				}
+				xv := eq | mv2
+				xh := (((eq & pv2) + pv2) ^ pv2) | eq
+				ph := mv2 | ^(xh | pv2)
+				mh := pv2 & xh
+				sc2 += int(ph>>shift&1) - int(mh>>shift&1)
+				ph <<= 1
+				pv2 = (mh << 1) | ^(xv | ph)
+				mv2 = ph & xv
+				if sc2 <= k {
+					sr.hit(&st[2], 2, j2)
+				}
+			}
+		}
+	}
+	st[0].pv, st[0].mv, st[0].sc, st[0].start = pv0, mv0, sc0, j0
+	st[1].pv, st[1].mv, st[1].sc, st[1].start = pv1, mv1, sc1, j1
+	st[2].pv, st[2].mv, st[2].sc, st[2].start = pv2, mv2, sc2, j2
+	// Finish each stream alone.
+	for i := range st {
+		t := &st[i]
+		pv, mv, sc, j := t.pv, t.mv, t.sc, t.start
+		for j < t.to {
+			c := s[j]
+			var eq uint64
+			if c < utf8.RuneSelf {
+				eq = tbl[c]
+				j++
+			} else {
+				eq, j = sr.wideEq(s, j)
+			}
+			xv := eq | mv
+			xh := (((eq & pv) + pv) ^ pv) | eq
+			ph := mv | ^(xh | pv)
+			mh := pv & xh
+			sc += int(ph>>shift&1) - int(mh>>shift&1)
+			ph <<= 1
+			pv = (mh << 1) | ^(xv | ph)
+			mv = ph & xv
+			if sc <= k {
+				sr.hit(t, i, j)
+			}
+		}
+	}
+	// Hits become regions that hold every match through them: the prefix
+	// ends at a hit, so the match starts at most p0+k code points before
+	// it and ends at most m-p0+k after.
+	sr.regions = sr.regions[:0]
+	for i := range st {
+		for _, r := range sr.runs[i] {
+			lo, hi := back(s, bs, r.first, p0+k), forth(s, be, r.last, m-p0+k)
+			if n := len(sr.regions); n > 0 && lo <= sr.regions[n-1].hi {
+				sr.regions[n-1].hi = max(sr.regions[n-1].hi, hi)
+				continue
+			}
+			sr.regions = append(sr.regions, region{lo, hi})
+		}
+	}
+}
+
+// wideEq decodes the non-ASCII code point at s[j] and returns its first
+// block match vector and the offset after it.
+func (sr *searcher) wideEq(s string, j int) (uint64, int) {
+	r, size := utf8.DecodeRuneInString(s[j:])
+	return sr.fwd.peq[sr.fwd.row(r)*sr.fwd.nb], j + size
+}
+
+// hit records that the first block ends within the bound at byte j of
+// stream i; hits in the stream's warm-up belong to the previous stream.
+func (sr *searcher) hit(t *stream, i, j int) {
+	if j <= t.from || j > t.to {
+		return
+	}
+	rs := sr.runs[i]
+	if n := len(rs); n > 0 && j-rs[n-1].last <= runGap {
+		rs[n-1].last = j
+		return
+	}
+	sr.runs[i] = append(rs, run{j, j})
+}
+
+// scan runs the exact blocked search over s[bs:be], continuing sr.best and
+// sr.ends. A scan starts a new place: regions are far enough apart that no
+// match ending in one overlaps a match ending in the next (each match is at
+// least m−k long and starts inside its region).
 //
 // Ends at the best distance come in clusters around each place (a last
 // character substituted or deleted ends the match one code point later or
@@ -131,61 +399,38 @@ func (sr *searcher) blocks(nb int) {
 // overlap; a cluster keeps its last end, the longest match. Places are thus
 // at least m−d ≥ m/2 code points apart, which bounds the start recoveries
 // that follow to O(n/m) and keeps the whole search linear.
-func (sr *searcher) forward(s string, bs, be, k int) int {
+func (sr *searcher) scan(s string, bs, be, k int) {
 	p := &sr.fwd
 	m, nb := p.m, p.nb
-	sr.ends = sr.ends[:0]
-	best := -1
-	first := 0 // code-point index of the current cluster's first end
-	if nb == 1 {
-		pv, mv, score := ^uint64(0), uint64(0), m
-		last, peq := p.last, p.peq
-		ri := 0
-		for j := bs; j < be; {
-			c := s[j]
-			var eq uint64
-			if c < utf8.RuneSelf {
-				eq = peq[c]
-				j++
-			} else {
-				r, size := utf8.DecodeRuneInString(s[j:])
-				eq = peq[p.row(r)]
-				j += size
-			}
-			xv := eq | mv
-			xh := (((eq & pv) + pv) ^ pv) | eq
-			ph := mv | ^(xh | pv)
-			mh := pv & xh
-			if ph&last != 0 {
-				score++
-			} else if mh&last != 0 {
-				score--
-			}
-			ph <<= 1
-			pv = (mh << 1) | ^(xv | ph)
-			mv = ph & xv
-			ri++
-			if score <= k {
-				if score < best || best < 0 {
-					best, k = score, score
-					sr.ends = sr.ends[:0]
-				}
-				if len(sr.ends) > 0 && ri-first < m-best {
-					sr.ends[len(sr.ends)-1] = j
-				} else {
-					sr.ends = append(sr.ends, j)
-					first = ri
-				}
-			}
-		}
-		return best
+	if sr.best >= 0 {
+		k = sr.best
 	}
+	best := sr.best
+	first, open := 0, false // code-point index of the open cluster's first end
+	report := func(j, ri, score int) {
+		if score < best || best < 0 {
+			best, k = score, score
+			sr.ends = sr.ends[:0]
+			open = false
+		}
+		if open && ri-first < m-best {
+			sr.ends[len(sr.ends)-1] = j
+		} else {
+			sr.ends = append(sr.ends, j)
+			first, open = ri, true
+		}
+	}
+	defer func() { sr.best = best }()
 
 	// Block 0 lives in registers (pv0, mv0, sc0): most columns compute it
 	// alone. Blocks 1..y live in the slices.
 	sr.blocks(nb)
 	pv, mv, sc := sr.pv, sr.mv, sr.score
 	peq, lastShift := p.peq, p.shift
+	shift0 := uint(63)
+	if nb == 1 {
+		shift0 = lastShift
+	}
 	lastRows := m - 64*(nb-1)
 	y := max(0, (k+63)/64-1)
 	for b := 0; b <= y; b++ {
@@ -213,11 +458,18 @@ func (sr *searcher) forward(s string, bs, be, k int) int {
 		xh := (((eq & pv0) + pv0) ^ pv0) | eq
 		ph := mv0 | ^(xh | pv0)
 		mh := pv0 & xh
-		carry := int(ph>>63) - int(mh>>63)
+		carry := int(ph>>shift0&1) - int(mh>>shift0&1)
 		sc0 += carry
 		ph <<= 1
 		pv0 = (mh << 1) | ^(xv | ph)
 		mv0 = ph & xv
+		ri++
+		if nb == 1 {
+			if sc0 <= k {
+				report(j, ri, sc0)
+			}
+			continue
+		}
 		for b := 1; b <= y; b++ {
 			shift := uint(63)
 			if b == nb-1 {
@@ -254,21 +506,10 @@ func (sr *searcher) forward(s string, bs, be, k int) int {
 				scy = sc[y]
 			}
 		}
-		ri++
 		if y == nb-1 && scy <= k {
-			if scy < best || best < 0 {
-				best, k = scy, scy
-				sr.ends = sr.ends[:0]
-			}
-			if len(sr.ends) > 0 && ri-first < m-best {
-				sr.ends[len(sr.ends)-1] = j
-			} else {
-				sr.ends = append(sr.ends, j)
-				first = ri
-			}
+			report(j, ri, scy)
 		}
 	}
-	return best
 }
 
 // start returns where the match of distance d that ends at byte e begins:
@@ -286,23 +527,38 @@ func (sr *searcher) start(s string, lo, e, d int) int {
 	score, bestScore, best := m, m, e
 	j := e
 	for n := 0; j > lo && n < m+d; n++ {
-		var row int
+		var base int
 		if c := s[j-1]; c < utf8.RuneSelf {
-			row = int(c)
+			base = int(c) * nb
 			j--
 		} else {
 			r, size := utf8.DecodeLastRuneInString(s[lo:j])
-			row = p.row(r)
+			base = p.row(r) * nb
 			j -= size
 		}
-		eqs := p.peq[row*nb : row*nb+nb]
 		carry := 1 // anchored: the top row grows by one a column
 		for b := range nb {
 			shift := uint(63)
 			if b == nb-1 {
 				shift = p.shift
 			}
-			pv[b], mv[b], carry = advance(pv[b], mv[b], eqs[b], carry, shift)
+			// advance, spelled out with hin ≥ 0 for speed.
+			eq := p.peq[base+b]
+			pvb, mvb := pv[b], mv[b]
+			xv := eq | mvb
+			xh := (((eq & pvb) + pvb) ^ pvb) | eq
+			ph := mvb | ^(xh | pvb)
+			mh := pvb & xh
+			hout := int(ph>>shift&1) - int(mh>>shift&1)
+			if carry < 0 {
+				// Rare: a negative delta enters; take the general step.
+				pv[b], mv[b], carry = advance(pvb, mvb, eq, carry, shift)
+				continue
+			}
+			ph = ph<<1 | uint64(carry)
+			mh <<= 1
+			pv[b], mv[b] = mh|^(xv|ph), ph&xv
+			carry = hout
 		}
 		score += carry
 		if score <= bestScore {

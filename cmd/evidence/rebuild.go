@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/evidence-rag/evidence/ingest"
+)
+
+func newRebuildCommand(o *options) *cobra.Command {
+	var opts ingest.RebuildOptions
+	cmd := &cobra.Command{
+		Use:   "rebuild [DOC_ID...]",
+		Short: "Make new versions from stored canonical text with new chunk settings or a new import manifest",
+		Long: `rebuild re-chunks the current version of each document (all documents when none is named) from
+its stored canonical text, never re-extracting the source, and makes the result the current version. The
+earlier versions stay resolvable as superseded, so chunk ids that answers already cite keep resolving.
+With --chunks, one document gets the chunks of a new import manifest (validated as by ingest --chunks).`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			db, err := o.openStore(false)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			start := time.Now()
+			sum, err := ingest.Rebuild(context.Background(), db, args, opts)
+			if errors.Is(err, ingest.ErrOptions) {
+				return usageError{err}
+			}
+			if err != nil {
+				return err
+			}
+			if o.json {
+				if err := o.emit(sum); err != nil {
+					return err
+				}
+			} else {
+				printSummary(o, sum, time.Since(start))
+			}
+			if sum.Failed > 0 {
+				return &exitStatus{code: exitPartial, msg: fmt.Sprintf("%d of %d documents failed", sum.Failed, len(sum.Results))}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&opts.Chunk.Size, "chunk-size", ingest.DefaultChunkOptions.Size, "target chunk size in code points")
+	f.IntVar(&opts.Chunk.Overlap, "overlap", ingest.DefaultChunkOptions.Overlap, "overlap between consecutive chunks in code points")
+	f.StringVar(&opts.Chunks, "chunks", "", "new chunk manifest for the one document named")
+	f.StringVar(&opts.ChunksFormat, "chunks-format", ingest.FormatAuto, "manifest shape: auto, generic, langchain, llamaindex, haystack")
+	f.BoolVar(&opts.Repair, "repair", false, "re-anchor imported chunks whose coordinates do not resolve")
+	return cmd
+}
