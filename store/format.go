@@ -17,7 +17,7 @@ import (
 //	1: first format: documents, versions (with a copy of the document's
 //	   access list), texts followed by their code-point index, layouts,
 //	   chunks keyed by (version seq, ordinal), quarantine and repair
-//	   indexes, failures.
+//	   indexes, failures, verification traces.
 const FormatVersion = 1
 
 // Bucket names.
@@ -31,8 +31,9 @@ var (
 	bucketQuarantine = []byte("quarantine") // seq, ordinal -> "" (index of quarantined chunks)
 	bucketRepaired   = []byte("repaired")   // seq, ordinal -> "" (index of re-anchored chunks)
 	bucketFailures   = []byte("failures")   // document id -> Failure (JSON)
+	bucketTraces     = []byte("traces")     // trace id -> verification trace (JSON)
 	allBuckets       = [][]byte{bucketMeta, bucketDocs, bucketVersions, bucketTexts,
-		bucketLayouts, bucketChunks, bucketQuarantine, bucketRepaired, bucketFailures}
+		bucketLayouts, bucketChunks, bucketQuarantine, bucketRepaired, bucketFailures, bucketTraces}
 	keyFormat = []byte("format")
 )
 

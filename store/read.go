@@ -233,3 +233,16 @@ func (t *Tx) ForEachFailure(fn func(*Failure) error) error {
 		return fn(&f)
 	})
 }
+
+// Trace returns a copy of a stored verification trace.
+func (t *Tx) Trace(id string) ([]byte, error) {
+	b := t.tx.Bucket(bucketTraces).Get([]byte(id))
+	if b == nil {
+		return nil, fmt.Errorf("%w: trace %q", ErrNotFound, id)
+	}
+	return bytes.Clone(b), nil
+}
+
+// Sequence returns the store's version sequence: how many versions were
+// ever written. A trace records it as the store state it saw.
+func (t *Tx) Sequence() uint64 { return t.tx.Bucket(bucketVersions).Sequence() }

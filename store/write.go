@@ -360,3 +360,15 @@ func (db *DB) PutFailure(f *Failure) error {
 	}
 	return db.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketFailures).Put([]byte(key), b) })
 }
+
+// PutTrace stores a verification trace under its id. Traces are written
+// once and never changed.
+func (db *DB) PutTrace(id string, trace []byte) error {
+	return db.update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketTraces)
+		if b.Get([]byte(id)) != nil {
+			return fmt.Errorf("store: trace %s already exists", id)
+		}
+		return b.Put([]byte(id), trace)
+	})
+}

@@ -76,6 +76,8 @@ Offsets are half-open ranges of Unicode code points into a version's canonical t
 		newQuarantineCommand(o),
 		newDeleteCommand(o),
 		newAuditCommand(o),
+		newVerifyCommand(o),
+		newTraceCommand(o),
 	)
 	return root
 }

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/evidence-rag/evidence/store"
+	"github.com/evidence-rag/evidence/verify"
+)
+
+func newVerifyCommand(o *options) *cobra.Command {
+	var policyFile, principal string
+	var noTrace bool
+	cmd := &cobra.Command{
+		Use:   "verify FILE|-",
+		Short: "Check every claim of an answer against the evidence it cites",
+		Long: `verify reads the structured claims of an answer (DESIGN §6 JSON: request_id, principal, retrieved,
+answer, claims with evidence) and checks each citation: it resolves, was retrieved, is readable by the
+principal, is of an allowed version, and its quote and figures are in the stored span. It prints each
+claim's status and disposition and the answer's disposition, with support and coverage rates kept apart,
+and stores a trace (evidence trace show ID). Exit code 0 when the answer is accepted, 3 otherwise.`,
+		Args: argsBetween(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			pol := verify.DefaultPolicy()
+			if policyFile != "" {
+				var err error
+				if pol, err = verify.LoadPolicy(policyFile); err != nil {
+					return usageError{err}
+				}
+			}
+			var in io.Reader = os.Stdin
+			if args[0] != "-" {
+				f, err := os.Open(args[0])
+				if err != nil {
+					return usageError{err}
+				}
+				defer f.Close()
+				in = f
+			}
+			req, err := verify.ParseRequest(in)
+			if err != nil {
+				return usageError{fmt.Errorf("%s: %w", args[0], err)}
+			}
+			if cmd.Flags().Changed("principal") {
+				req.Principal = principal
+			}
+			db, err := o.openStore(noTrace)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			var rep *verify.Report
+			if noTrace {
+				rep, err = verify.Check(context.Background(), db, req, pol)
+			} else {
+				rep, err = verify.Answer(context.Background(), db, req, pol)
+			}
+			if err != nil {
+				return err
+			}
+			if o.json {
+				if err := o.emit(rep); err != nil {
+					return err
+				}
+			} else {
+				printReport(o, rep)
+			}
+			if rep.Disposition != verify.AnswerAccept {
+				return &exitStatus{code: exitPartial, msg: "answer disposition: " + rep.Disposition}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&policyFile, "policy", "", "policy file (JSON); default: the built-in policy (verify/default-policy.json)")
+	cmd.Flags().StringVar(&principal, "principal", "", "principal the answer is for (overrides the request's)")
+	cmd.Flags().BoolVar(&noTrace, "no-trace", false, "do not store a trace (opens the store read-only)")
+	return cmd
+}
+
+func printReport(o *options, r *verify.Report) {
+	o.printf("answer %s: %s", r.RequestID, strings.ToUpper(r.Disposition))
+	if len(r.Reasons) > 0 {
+		o.printf(" (%s)", strings.Join(r.Reasons, ", "))
+	}
+	o.printf("\n")
+	for _, c := range r.Claims {
+		o.printf("  claim %s: %s → %s", c.ClaimID, c.Status, c.Disposition)
+		if len(c.Reasons) > 0 {
+			o.printf(" [%s]", strings.Join(c.Reasons, ", "))
+		}
+		o.printf("\n")
+		for _, e := range c.Evidence {
+			o.printf("    %s %s", e.ChunkID, e.Status)
+			if e.Match != "" {
+				o.printf(" match=%s", e.Match)
+				if e.Distance > 0 {
+					o.printf(" distance=%d", e.Distance)
+				}
+			}
+			if e.DocumentID != "" && e.Status != verify.EvidenceForbidden {
+				o.printf(" %s p.%d [%d, %d)", e.DocumentID, e.PageNumber, e.SourceStart, e.SourceEnd)
+			}
+			if len(e.Reasons) > 0 {
+				o.printf(" [%s]", strings.Join(e.Reasons, ", "))
+			}
+			if e.FoundIn != nil {
+				o.printf(" (quote is in %s, page %d)", e.FoundIn.ChunkID, e.FoundIn.PageNumber)
+			}
+			o.printf("\n")
+		}
+	}
+	for _, s := range r.UncitedSentences {
+		o.printf("  uncited factual sentence [%d, %d): %q\n", s.Start, s.End, s.Text)
+	}
+	m := r.Metrics
+	o.printf("citation support %.2f (%d/%d), claim coverage %.2f (%d/%d)\n", m.CitationSupportRate, m.AcceptedCitations, m.Citations,
+		m.ClaimCoverageRate, m.SupportedClaims, m.ClaimsRequiringEvidence)
+	f := r.Failures
+	o.printf("failures: support %d, coverage %d, resolution %d, version %d, permission %d\n", f.Support, f.Coverage, f.Resolution, f.Version, f.Permission)
+	if r.TraceID != "" {
+		o.printf("trace %s\n", r.TraceID)
+	}
+}
+
+func newTraceCommand(o *options) *cobra.Command {
+	cmd := &cobra.Command{Use: "trace", Short: "Read back stored verification traces"}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "show TRACE_ID",
+		Short: "Print a stored verification trace (request, report, time, store state) as JSON",
+		Args:  argsBetween(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			db, err := o.openStore(true)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			var b []byte
+			if err := db.View(func(tx *store.Tx) error { b, err = tx.Trace(args[0]); return err }); err != nil {
+				return err
+			}
+			var v any
+			if err := json.Unmarshal(b, &v); err != nil {
+				return errors.Join(store.ErrCorrupt, err)
+			}
+			return o.emit(v)
+		},
+	})
+	return cmd
+}

@@ -1,0 +1,165 @@
+package verify
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// UncitedSentences splits answer prose into sentences, reads [chunk_id]
+// markers (a marker right after a sentence's end belongs to that
+// sentence), and returns the factual sentences that carry none, with their
+// code-point offsets in the answer.
+//
+// A sentence is factual when it states something checkable: it holds a
+// figure (number, date, amount, identifier), or a capitalised name after
+// its first word, or is a plain declarative sentence of at least six
+// words. Questions, hedges ("may", "might", "could", "I think",
+// "possibly"), advice ("you should", "consider", "please") and short
+// connective sentences are not.
+func UncitedSentences(answer string) []Sentence {
+	out := []Sentence{}
+	for _, s := range sentences(answer) {
+		if s.cited || !factual(s.text) {
+			continue
+		}
+		out = append(out, Sentence{Text: s.text, Start: s.start, End: s.end})
+	}
+	return out
+}
+
+type sentence struct {
+	text       string
+	start, end int // code points
+	cited      bool
+}
+
+// sentences splits at . ! ? (and CJK 。！？) followed by space or the end,
+// and at blank lines, keeping track of citation markers.
+func sentences(s string) []sentence {
+	var out []sentence
+	var cur strings.Builder
+	start, cp := -1, 0
+	cited := false
+	flush := func(end int) {
+		t := strings.TrimSpace(cur.String())
+		if t != "" {
+			out = append(out, sentence{text: t, start: start, end: end, cited: cited})
+		}
+		cur.Reset()
+		start, cited = -1, false
+	}
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == '[' {
+			if j := strings.IndexByte(s[i:], ']'); j > 1 && isMarker(s[i+1:i+j]) {
+				// A marker after a finished sentence belongs to it.
+				if cur.Len() == 0 && len(out) > 0 && start < 0 {
+					out[len(out)-1].cited = true
+				} else {
+					cited = true
+				}
+				cp += utf8.RuneCountInString(s[i : i+j+1])
+				i += j + 1
+				continue
+			}
+		}
+		if start < 0 && !unicode.IsSpace(r) {
+			start = cp
+		}
+		if start >= 0 {
+			cur.WriteRune(r)
+		}
+		i += size
+		cp++
+		end := r == '.' || r == '!' || r == '?' || r == '。' || r == '！' || r == '？'
+		if end && (i >= len(s) || s[i] == ' ' || s[i] == '\n' || s[i] == '[' || r >= utf8.RuneSelf) {
+			// Markers that follow at once stay with this sentence.
+			k := i
+			for k < len(s) && s[k] == ' ' {
+				k++
+			}
+			for k < len(s) && s[k] == '[' {
+				j := strings.IndexByte(s[k:], ']')
+				if j <= 1 || !isMarker(s[k+1:k+j]) {
+					break
+				}
+				cited = true
+				cp += utf8.RuneCountInString(s[i : k+j+1])
+				i = k + j + 1
+				k = i
+				for k < len(s) && s[k] == ' ' {
+					k++
+				}
+			}
+			flush(cp)
+		} else if r == '\n' && i < len(s) && s[i] == '\n' {
+			flush(cp - 1)
+		}
+	}
+	flush(cp)
+	return out
+}
+
+// isMarker reports whether s looks like a chunk id (or a list of them).
+func isMarker(s string) bool {
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" || strings.ContainsAny(part, " \n\t") {
+			return false
+		}
+	}
+	return true
+}
+
+var hedges = []string{"may ", "might ", "could ", "possibly", "perhaps", "i think", "i believe", "it seems", "likely",
+	"you should", "you may", "consider ", "please ", "let me", "feel free", "i recommend", "we recommend", "it is best"}
+
+func factual(s string) bool {
+	ls := strings.ToLower(s)
+	if strings.HasSuffix(s, "?") {
+		return false
+	}
+	for _, h := range hedges {
+		if strings.Contains(ls, h) {
+			return false
+		}
+	}
+	if len(Figures(s)) > 0 {
+		return true
+	}
+	words := strings.Fields(s)
+	for _, w := range words[1:] {
+		if r, _ := utf8.DecodeRuneInString(w); unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return len(words) >= 6
+}
+
+// withoutClaims drops the sentences that are claims of the request (the
+// sentence holds a claim's text, or a claim's text holds the sentence):
+// those are judged, and counted, as claims.
+func withoutClaims(ss []Sentence, claims []Claim) []Sentence {
+	out := ss[:0]
+	for _, s := range ss {
+		ls := squash(s.Text)
+		covered := false
+		for i := range claims {
+			lc := squash(claims[i].Text)
+			if lc != "" && (strings.Contains(ls, lc) || strings.Contains(lc, ls)) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// squash lower-cases, collapses white space and drops final punctuation.
+func squash(s string) string {
+	return strings.TrimRight(strings.ToLower(strings.Join(strings.Fields(s), " ")), ".!?。！？ ")
+}

@@ -1,0 +1,86 @@
+package verify
+
+// decide sets the metrics, the failure counts and the answer's disposition
+// from the claim reports (DESIGN §6): block if any claim blocks the answer;
+// review under a high-risk policy with any failure; abstain when nothing
+// was retrieved or no claim is supported; clarify; partial when some claims
+// are removed or blocked; else accept.
+func decide(rep *Report, req *Request, pol *Policy) {
+	m := &rep.Metrics
+	f := &rep.Failures
+	anyBlockAnswer, anyClarify, anyRemoved, anyReview := false, false, false, false
+	for i := range rep.Claims {
+		cr := &rep.Claims[i]
+		cl := &req.Claims[i]
+		for _, e := range cr.Evidence {
+			m.Citations++
+			switch e.Status {
+			case EvidenceOK:
+				m.AcceptedCitations++
+			case EvidenceForbidden:
+				f.add(FailPermission)
+			case EvidenceStale:
+				f.add(FailVersion)
+			case EvidenceUnresolved:
+				f.add(FailResolution)
+			default:
+				f.add(FailSupport)
+			}
+		}
+		if cl.requiresEvidence() {
+			m.ClaimsRequiringEvidence++
+			if cr.Status == Supported && len(cr.Evidence) > 0 {
+				m.SupportedClaims++
+			}
+			if cr.Status == Uncited {
+				f.add(FailCoverage)
+			}
+		}
+		switch cr.Disposition {
+		case BlockAnswer:
+			anyBlockAnswer = true
+		case Clarify:
+			anyClarify = true
+		case Review:
+			anyReview = true
+		case RemoveClaim, BlockClaim:
+			anyRemoved = true
+		}
+	}
+	for range rep.UncitedSentences {
+		m.ClaimsRequiringEvidence++
+		f.add(FailCoverage)
+		anyRemoved = true
+	}
+	if m.Citations > 0 {
+		m.CitationSupportRate = float64(m.AcceptedCitations) / float64(m.Citations)
+	}
+	if m.ClaimsRequiringEvidence > 0 {
+		m.ClaimCoverageRate = float64(m.SupportedClaims) / float64(m.ClaimsRequiringEvidence)
+	}
+	nothingRetrieved := len(req.Retrieved) == 0
+	noneSupported := m.ClaimsRequiringEvidence > 0 && m.SupportedClaims == 0
+	switch {
+	case anyBlockAnswer:
+		rep.Disposition = AnswerBlock
+		rep.Reasons = append(rep.Reasons, "evidence_contradicts_claim")
+	case pol.Risk == "high" && (f.total() > 0 || anyClarify):
+		rep.Disposition = AnswerReview
+		rep.Reasons = append(rep.Reasons, "high_risk_policy")
+	case nothingRetrieved:
+		rep.Disposition = AnswerAbstain
+		rep.Reasons = append(rep.Reasons, "nothing_retrieved")
+	case noneSupported:
+		rep.Disposition = AnswerAbstain
+		rep.Reasons = append(rep.Reasons, "no_claim_supported")
+	case anyReview:
+		rep.Disposition = AnswerReview
+		rep.Reasons = append(rep.Reasons, "superseded_evidence")
+	case anyClarify:
+		rep.Disposition = AnswerClarify
+	case anyRemoved:
+		rep.Disposition = AnswerPartial
+	default:
+		rep.Disposition = AnswerAccept
+	}
+}

@@ -1,0 +1,19 @@
+// Package verify checks each claim of a RAG answer against the evidence it
+// cites and returns a deterministic disposition (DESIGN §5–§6).
+//
+// For every citation, in order: the chunk exists, was retrieved for the
+// request, is not quarantined or deleted, its version is allowed by the
+// policy, the principal may read it (if not, nothing of it is revealed),
+// the offsets given fall inside the chunk, and the quote matches the
+// stored span (exact, whitespace, normalized or fuzzy, located in
+// canonical code points). Then, on the union of the claim's accepted
+// evidence: every figure of the claim appears exactly in it (a fuzzy quote
+// never excuses a changed figure), a figure of the same kind with another
+// value is a contradiction, and the qualifiers the policy requires are
+// carried. Support (citations) and coverage (claims and factual sentences)
+// are measured apart and never merged.
+//
+// Verification reads only what ingest stored; the model never supplies a
+// URL, page or document identity. Check is read-only and fast; Answer
+// also stores the trace.
+package verify

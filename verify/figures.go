@@ -1,0 +1,407 @@
+package verify
+
+import (
+	"math/big"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Figure is a number-like fact in a text: an amount, a percentage, a
+// multiple, a date, a duration, an identifier, or a count of something.
+// Figures of a claim must appear, exactly, in the evidence it cites.
+type Figure struct {
+	// Kind says what the figure measures; only figures of the same kind can
+	// contradict each other: "percent", "amount:EUR", "multiple", "date",
+	// "duration:day", "id", "year", "count:bank", "number".
+	Kind string `json:"kind"`
+	// Value is the canonical value: a decimal without separators or
+	// trailing zeros ("250000000", "3.25"), a date "2025-03-31", an id.
+	Value string `json:"value"`
+	// Text is the figure as written.
+	Text string `json:"text"`
+}
+
+func (f Figure) key() string { return f.Kind + "=" + f.Value }
+
+var currencySymbols = map[rune]string{'$': "USD", '€': "EUR", '£': "GBP", '¥': "JPY"}
+
+var currencyCodes = map[string]bool{"USD": true, "EUR": true, "GBP": true, "CHF": true, "JPY": true, "CAD": true,
+	"AUD": true, "SEK": true, "NOK": true, "DKK": true, "CNY": true, "INR": true}
+
+var months = map[string]int{"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
+	"august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
+	"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
+
+var durationUnits = map[string]string{"day": "day", "days": "day", "week": "week", "weeks": "week",
+	"month": "month", "months": "month", "year": "year", "years": "year", "hour": "hour", "hours": "hour",
+	"minute": "minute", "minutes": "minute", "quarter": "quarter", "quarters": "quarter"}
+
+// dayQualifiers make a different unit: 10 business days are not 10 days.
+var dayQualifiers = map[string]string{"business": "business_day", "working": "business_day", "banking": "business_day"}
+
+// functionWords never name what a number counts.
+var functionWords = map[string]bool{"and": true, "or": true, "to": true, "of": true, "in": true, "on": true, "at": true,
+	"for": true, "by": true, "with": true, "from": true, "the": true, "a": true, "an": true, "is": true, "are": true,
+	"was": true, "were": true, "per": true, "than": true, "as": true, "if": true, "but": true, "nor": true,
+	"be": true, "will": true, "shall": true, "must": true, "may": true, "when": true, "where": true, "which": true}
+
+var scales = map[string]int{"thousand": 3, "k": 3, "million": 6, "m": 6, "mn": 6, "billion": 9, "bn": 9, "b": 9}
+
+// Figures extracts the figures of s in order. The number rules are those of
+// DESIGN §5: a comma or space followed by exactly three digits and a word
+// boundary separates thousands; any other comma is a decimal comma.
+func Figures(s string) []Figure {
+	var out []Figure
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case isUpper(r) && wordStart(s, i):
+			if f, n, ok := identifier(s, i); ok {
+				out = append(out, f)
+				i = n
+				continue
+			}
+			if f, n, ok := textDate(s, i); ok {
+				out = append(out, f)
+				i = n
+				continue
+			}
+			if code, n := currencyCode(s, i); code != "" {
+				if f, m, ok := number(s, n, code, i); ok {
+					out = append(out, f)
+					i = m
+					continue
+				}
+			}
+		case currencySymbols[r] != "":
+			if f, n, ok := number(s, skipSpaces(s, i+size), currencySymbols[r], i); ok {
+				out = append(out, f)
+				i = n
+				continue
+			}
+		case isDigit(r) && (i == 0 || !isWordByte(s[i-1])):
+			if f, n, ok := isoDate(s, i); ok {
+				out = append(out, f)
+				i = n
+				continue
+			}
+			if f, n, ok := numericDate(s, i); ok {
+				out = append(out, f)
+				i = n
+				continue
+			}
+			if f, n, ok := number(s, i, "", i); ok {
+				out = append(out, f)
+				i = n
+				continue
+			}
+		}
+		i += size
+	}
+	return out
+}
+
+func isDigit(r rune) bool { return '0' <= r && r <= '9' }
+func isUpper(r rune) bool { return 'A' <= r && r <= 'Z' }
+func isWordByte(b byte) bool {
+	return b == '_' || b >= 0x80 || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9'
+}
+
+func wordStart(s string, i int) bool { return i == 0 || !isWordByte(s[i-1]) }
+
+func skipSpaces(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	if strings.HasPrefix(s[i:], "\u00a0") || strings.HasPrefix(s[i:], "\u202f") {
+		return skipSpaces(s, i+len("\u00a0"))
+	}
+	return i
+}
+
+// identifier reads RAG-41, FIN-07, DR-02: capitals (and digits) then a
+// hyphen and digits.
+func identifier(s string, i int) (Figure, int, bool) {
+	j := i
+	for j < len(s) && (isUpper(rune(s[j])) || isDigit(rune(s[j]))) {
+		j++
+	}
+	if j == i || j >= len(s)-1 || s[j] != '-' || !isDigit(rune(s[j+1])) {
+		return Figure{}, 0, false
+	}
+	k := j + 1
+	for k < len(s) && (isDigit(rune(s[k])) || isUpper(rune(s[k]))) {
+		k++
+	}
+	if k < len(s) && isWordByte(s[k]) {
+		return Figure{}, 0, false
+	}
+	return Figure{Kind: "id", Value: s[i:k], Text: s[i:k]}, k, true
+}
+
+func currencyCode(s string, i int) (string, int) {
+	if i+3 > len(s) || !currencyCodes[s[i:i+3]] || (i+3 < len(s) && isWordByte(s[i+3])) {
+		return "", 0
+	}
+	return s[i : i+3], skipSpaces(s, i+3)
+}
+
+func digitsAt(s string, i, n int) bool {
+	if i+n > len(s) {
+		return false
+	}
+	for k := i; k < i+n; k++ {
+		if !isDigit(rune(s[k])) {
+			return false
+		}
+	}
+	return true
+}
+
+// isoDate reads 2025-03-31.
+func isoDate(s string, i int) (Figure, int, bool) {
+	if digitsAt(s, i, 4) && i+10 <= len(s) && s[i+4] == '-' && digitsAt(s, i+5, 2) && s[i+7] == '-' && digitsAt(s, i+8, 2) &&
+		(i+10 == len(s) || !isWordByte(s[i+10]) || s[i+10] == 'T') {
+		return Figure{Kind: "date", Value: s[i : i+10], Text: s[i : i+10]}, i + 10, true
+	}
+	return Figure{}, 0, false
+}
+
+// numericDate reads "31 March 2025" starting at the day.
+func numericDate(s string, i int) (Figure, int, bool) {
+	j := i
+	for j < len(s) && j-i < 2 && isDigit(rune(s[j])) {
+		j++
+	}
+	if j == i || j >= len(s) || s[j] != ' ' {
+		return Figure{}, 0, false
+	}
+	mon, k := monthAt(s, j+1)
+	if mon == 0 || k >= len(s) || s[k] != ' ' || !digitsAt(s, k+1, 4) || (k+5 < len(s) && isWordByte(s[k+5])) {
+		return Figure{}, 0, false
+	}
+	day := atoiSmall(s[i:j])
+	return Figure{Kind: "date", Value: dateValue(s[k+1:k+5], mon, day), Text: s[i : k+5]}, k + 5, true
+}
+
+// textDate reads "March 31, 2025" and "March 2025".
+func textDate(s string, i int) (Figure, int, bool) {
+	mon, j := monthAt(s, i)
+	if mon == 0 || j >= len(s) || s[j] != ' ' {
+		return Figure{}, 0, false
+	}
+	k := j + 1
+	if digitsAt(s, k, 4) && (k+4 == len(s) || !isWordByte(s[k+4])) {
+		return Figure{Kind: "date", Value: s[k:k+4] + "-" + two(mon), Text: s[i : k+4]}, k + 4, true
+	}
+	d := k
+	for d < len(s) && d-k < 2 && isDigit(rune(s[d])) {
+		d++
+	}
+	if d == k || !strings.HasPrefix(s[d:], ", ") || !digitsAt(s, d+2, 4) || (d+6 < len(s) && isWordByte(s[d+6])) {
+		return Figure{}, 0, false
+	}
+	return Figure{Kind: "date", Value: dateValue(s[d+2:d+6], mon, atoiSmall(s[k:d])), Text: s[i : d+6]}, d + 6, true
+}
+
+func monthAt(s string, i int) (int, int) {
+	j := i
+	for j < len(s) && ('a' <= s[j]|0x20 && s[j]|0x20 <= 'z') {
+		j++
+	}
+	if j == i || j-i > 9 {
+		return 0, 0
+	}
+	m := months[strings.ToLower(s[i:j])]
+	if m != 0 && j < len(s) && s[j] == '.' { // "Sept."
+		j++
+	}
+	return m, j
+}
+
+func atoiSmall(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		n = n*10 + int(s[i]-'0')
+	}
+	return n
+}
+
+func two(n int) string { return string([]byte{byte('0' + n/10), byte('0' + n%10)}) }
+
+func dateValue(year string, month, day int) string { return year + "-" + two(month) + "-" + two(day) }
+
+// number reads a number at i and what follows it: percent, multiple,
+// ratio, currency, scale, duration or counted noun. cur is a currency
+// already read before it; from is where the figure's text starts.
+func number(s string, i int, cur string, from int) (Figure, int, bool) {
+	val, j, ok := decimal(s, i)
+	if !ok {
+		return Figure{}, 0, false
+	}
+	integer := !strings.Contains(val, ".")
+	k := skipSpaces(s, j)
+	word, w := wordAt(s, k)
+	lw := strings.ToLower(word)
+	f := Figure{Kind: "number", Value: val}
+	end := j
+	switch {
+	case strings.HasPrefix(s[j:], "%") || strings.HasPrefix(s[j:], " %"):
+		f.Kind, end = "percent", strings.Index(s[j:], "%")+j+1
+	case lw == "percent" || lw == "per" && strings.HasPrefix(strings.ToLower(s[w:]), " cent"):
+		f.Kind, end = "percent", w
+		if lw == "per" {
+			end = w + len(" cent")
+		}
+	case j < len(s) && (s[j] == 'x' || s[j] == 'X') && (j+1 == len(s) || !isWordByte(s[j+1])):
+		f.Kind, end = "multiple", j+1
+	case strings.HasPrefix(s[j:], "×"):
+		f.Kind, end = "multiple", j+len("×")
+	case j < len(s) && s[j] == ':' && j+1 < len(s) && isDigit(rune(s[j+1])):
+		if den, e, ok := decimal(s, j+1); ok {
+			f.Kind, f.Value, end = "multiple", ratio(val, den), e
+		}
+	case lw == "to" && cur == "":
+		// "3.25 to 1.00" is a multiple only against one: "from 2 to 5" is a range.
+		if den, e, ok := decimal(s, skipSpaces(s, w)); ok && den == "1" {
+			f.Kind, end = "multiple", e
+		}
+	}
+	if f.Kind == "number" {
+		if sc, ok := scales[lw]; ok && (cur != "" || lw == "million" || lw == "billion" || lw == "thousand") {
+			f.Value, end = scale(val, sc), w
+			k = skipSpaces(s, w)
+			word, w = wordAt(s, k)
+			lw = strings.ToLower(word)
+		}
+		if cur == "" {
+			if c, n := currencyCode(s, k); c != "" && !(n < len(s) && isDigit(rune(s[n]))) {
+				cur, end = c, k+3
+			} else if r, size := utf8.DecodeRuneInString(s[k:]); currencySymbols[r] != "" {
+				cur, end = currencySymbols[r], k+size
+			}
+		}
+		switch {
+		case cur != "":
+			f.Kind = "amount:" + cur
+		case durationUnits[lw] != "":
+			f.Kind, end = "duration:"+durationUnits[lw], w
+		case dayQualifiers[lw] != "" || lw == "calendar":
+			unit := "day"
+			if dayQualifiers[lw] != "" {
+				unit = dayQualifiers[lw]
+			}
+			if next, nw := wordAt(s, skipSpaces(s, w)); durationUnits[strings.ToLower(next)] == "day" {
+				f.Kind, end = "duration:"+unit, nw
+			}
+		case integer && len(val) == 4 && (val[:2] == "19" || val[:2] == "20") && word == "":
+			f.Kind = "year"
+		case word != "" && unicode.IsLower(rune(word[0])) && !functionWords[lw]:
+			f.Kind = "count:" + singular(lw) // "7 banks": only a count of banks can contradict it
+		}
+	}
+	f.Text = strings.TrimSpace(s[from:end])
+	return f, end, true
+}
+
+// decimal reads digits with thousands separators and a decimal point or
+// comma, returning the canonical decimal.
+func decimal(s string, i int) (string, int, bool) {
+	if i >= len(s) || !isDigit(rune(s[i])) {
+		return "", 0, false
+	}
+	var b strings.Builder
+	j := i
+	for j < len(s) && isDigit(rune(s[j])) {
+		b.WriteByte(s[j])
+		j++
+	}
+	for {
+		sep := 0
+		switch {
+		case j < len(s) && (s[j] == ',' || s[j] == ' '):
+			sep = 1
+		case strings.HasPrefix(s[j:], "\u00a0"), strings.HasPrefix(s[j:], "\u202f"):
+			sep = 2
+		}
+		if sep == 0 || !digitsAt(s, j+sep, 3) || (j+sep+3 < len(s) && isDigit(rune(s[j+sep+3]))) || (j+sep+3 < len(s) && isWordByte(s[j+sep+3])) {
+			break
+		}
+		b.WriteString(s[j+sep : j+sep+3])
+		j += sep + 3
+	}
+	frac := ""
+	if j+1 < len(s) && (s[j] == '.' || s[j] == ',') && isDigit(rune(s[j+1])) {
+		k := j + 1
+		for k < len(s) && isDigit(rune(s[k])) {
+			k++
+		}
+		frac, j = s[j+1:k], k
+	}
+	return canonical(b.String(), frac), j, true
+}
+
+// canonical joins integer and fraction digits without leading or trailing zeros.
+func canonical(intPart, frac string) string {
+	intPart = strings.TrimLeft(intPart, "0")
+	if intPart == "" {
+		intPart = "0"
+	}
+	frac = strings.TrimRight(frac, "0")
+	if frac == "" {
+		return intPart
+	}
+	return intPart + "." + frac
+}
+
+// scale multiplies a canonical decimal by 10^n.
+func scale(v string, n int) string {
+	intPart, frac, _ := strings.Cut(v, ".")
+	for ; n > 0; n-- {
+		if frac != "" {
+			intPart, frac = intPart+frac[:1], frac[1:]
+		} else {
+			intPart += "0"
+		}
+	}
+	return canonical(intPart, frac)
+}
+
+// ratio divides two canonical decimals: a terminating result as a decimal,
+// else as a fraction.
+func ratio(a, b string) string {
+	ra, _ := new(big.Rat).SetString(a)
+	rb, _ := new(big.Rat).SetString(b)
+	if ra == nil || rb == nil || rb.Sign() == 0 {
+		return a + ":" + b
+	}
+	q := new(big.Rat).Quo(ra, rb)
+	for prec := 0; prec <= 12; prec++ {
+		s := q.FloatString(prec)
+		if r, _ := new(big.Rat).SetString(s); r != nil && r.Cmp(q) == 0 {
+			i, f, _ := strings.Cut(s, ".")
+			return canonical(i, f)
+		}
+	}
+	return q.RatString()
+}
+
+func wordAt(s string, i int) (string, int) {
+	j := i
+	for j < len(s) {
+		r, size := utf8.DecodeRuneInString(s[j:])
+		if !unicode.IsLetter(r) {
+			break
+		}
+		j += size
+	}
+	return s[i:j], j
+}
+
+func singular(w string) string {
+	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+		return w[:len(w)-1]
+	}
+	return w
+}

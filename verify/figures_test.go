@@ -1,0 +1,52 @@
+package verify
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestFigures(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string // kind=value
+	}{
+		{"Submit within 14 calendar days.", []string{"duration:day=14"}},
+		{"within 10 business days", []string{"duration:business_day=10"}},
+		{"a limit of 250,000,000 units", []string{"count:unit=250000000"}},
+		{"a limit of 250 000 000 units", []string{"count:unit=250000000"}},
+		{"3,25 and 3,5 and 3.25 and 3,250", []string{"number=3.25", "number=3.5", "number=3.25", "number=3250"}},
+		{"not exceed 3.25 to 1.00", []string{"multiple=3.25"}},
+		{"not exceed 3,25 to 1,00", []string{"multiple=3.25"}},
+		{"3,25x and 3.5x and 3.25:1 and 13:4", []string{"multiple=3.25", "multiple=3.5", "multiple=3.25", "multiple=3.25"}},
+		{"from 2 to 5 days", []string{"number=2", "duration:day=5"}},
+		{"EUR 2,500.01 and $1.2 million and 75 EUR and €3", []string{"amount:EUR=2500.01", "amount:USD=1200000", "amount:EUR=75", "amount:EUR=3"}},
+		{"12.5% and 12,5 % and 7 percent", []string{"percent=12.5", "percent=12.5", "percent=7"}},
+		{"on 2025-03-31, 31 March 2025, March 31, 2025 and March 2025", []string{"date=2025-03-31", "date=2025-03-31", "date=2025-03-31", "date=2025-03"}},
+		{"see RAG-41 and FIN-07 in 2024", []string{"id=RAG-41", "id=FIN-07", "year=2024"}},
+		{"a syndicate of 7 banks", []string{"count:bank=7"}},
+		{"version 4.2", []string{"number=4.2"}},
+		{"Zürich 8001, ☕ 2 cups", []string{"number=8001", "count:cup=2"}},
+		{"", nil},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, f := range Figures(tt.in) {
+			got = append(got, f.key())
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Figures(%q) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+func FuzzFigures(f *testing.F) {
+	f.Add("EUR 2,500.01 on 2025-03-31 within 14 calendar days, 3,25 to 1,00, RAG-41, 12,5 %")
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, fig := range Figures(s) {
+			if fig.Kind == "" || fig.Value == "" {
+				t.Fatalf("empty figure %+v in %q", fig, s)
+			}
+		}
+	})
+}

@@ -1,0 +1,149 @@
+package verify
+
+import (
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+)
+
+// Policy holds the rules that vary by domain, as data (DESIGN §6).
+type Policy struct {
+	Name string `json:"name"`
+	// Risk "high" routes every answer with any failure to review instead
+	// of a partial answer; "normal" (default) does not.
+	Risk string `json:"risk"`
+	// Superseded says what a citation of a superseded version gets:
+	// "accept", "review" or "block" (block_claim, the default).
+	Superseded string `json:"superseded"`
+	// FuzzyMaxDistance bounds fuzzy quote matches in edits; 0 means one
+	// edit per eight code points of the quote.
+	FuzzyMaxDistance int `json:"fuzzy_max_distance"`
+	// AllowFuzzy false makes a fuzzy-only quote match insufficient.
+	AllowFuzzy *bool `json:"allow_fuzzy,omitempty"`
+	// Qualifiers a claim must carry when its evidence carries them.
+	Qualifiers []Qualifier `json:"qualifiers"`
+
+	compiled []qualifier
+}
+
+// Qualifier names a kind of scope (effective date, jurisdiction, product,
+// policy version) by a pattern or a list of values. When the evidence of a
+// claim states one and the claim states none, the claim must be clarified;
+// when the claim states one the evidence does not hold, it is not
+// supported; another value of the same qualifier contradicts it.
+type Qualifier struct {
+	Name    string   `json:"name"`
+	Pattern string   `json:"pattern,omitempty"` // RE2; the first group, else the match, is the value
+	Values  []string `json:"values,omitempty"`  // matched as whole words, case-insensitively
+}
+
+type qualifier struct {
+	name   string
+	re     *regexp.Regexp
+	values []string // lower case
+}
+
+//go:embed default-policy.json
+var defaultPolicyJSON []byte
+
+// DefaultPolicy returns the documented default policy (default-policy.json).
+func DefaultPolicy() *Policy {
+	p, err := ParsePolicy(defaultPolicyJSON)
+	if err != nil {
+		panic("verify: default policy: " + err.Error()) // a build-time asset; tests load it
+	}
+	return p
+}
+
+// ErrPolicy is returned for a policy file that cannot be used.
+var ErrPolicy = errors.New("verify: bad policy")
+
+// LoadPolicy reads a JSON policy file.
+func LoadPolicy(path string) (*Policy, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrPolicy, err)
+	}
+	p, err := ParsePolicy(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+// ParsePolicy parses and checks a JSON policy.
+func ParsePolicy(b []byte) (*Policy, error) {
+	var p Policy
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrPolicy, err)
+	}
+	switch p.Risk {
+	case "":
+		p.Risk = "normal"
+	case "normal", "high":
+	default:
+		return nil, fmt.Errorf("%w: risk %q: want normal or high", ErrPolicy, p.Risk)
+	}
+	switch p.Superseded {
+	case "":
+		p.Superseded = "block"
+	case "accept", "review", "block":
+	default:
+		return nil, fmt.Errorf("%w: superseded %q: want accept, review or block", ErrPolicy, p.Superseded)
+	}
+	for _, q := range p.Qualifiers {
+		c := qualifier{name: q.Name}
+		if q.Name == "" || (q.Pattern == "") == (len(q.Values) == 0) {
+			return nil, fmt.Errorf("%w: qualifier %q needs a name and either a pattern or values", ErrPolicy, q.Name)
+		}
+		if q.Pattern != "" {
+			re, err := regexp.Compile(q.Pattern)
+			if err != nil {
+				return nil, fmt.Errorf("%w: qualifier %q: %v", ErrPolicy, q.Name, err)
+			}
+			c.re = re
+		}
+		for _, v := range q.Values {
+			c.values = append(c.values, strings.ToLower(v))
+		}
+		p.compiled = append(p.compiled, c)
+	}
+	return &p, nil
+}
+
+func (p *Policy) allowFuzzy() bool { return p.AllowFuzzy == nil || *p.AllowFuzzy }
+
+// find returns the qualifier's values in s, lower-cased.
+func (q *qualifier) find(s string) []string {
+	var out []string
+	if q.re != nil {
+		for _, m := range q.re.FindAllStringSubmatch(s, -1) {
+			v := m[0]
+			if len(m) > 1 && m[1] != "" {
+				v = m[1]
+			}
+			out = append(out, strings.ToLower(strings.Join(strings.Fields(v), " ")))
+		}
+		return out
+	}
+	ls := strings.ToLower(s)
+	for _, v := range q.values {
+		for i := 0; ; {
+			k := strings.Index(ls[i:], v)
+			if k < 0 {
+				break
+			}
+			k += i
+			if wordStart(ls, k) && (k+len(v) == len(ls) || !isWordByte(ls[k+len(v)])) {
+				out = append(out, v)
+				break
+			}
+			i = k + 1
+		}
+	}
+	return out
+}

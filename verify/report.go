@@ -1,0 +1,166 @@
+package verify
+
+// Claim statuses.
+const (
+	Supported    = "supported"
+	Unsupported  = "unsupported"
+	Contradicted = "contradicted"
+	Unresolved   = "unresolved"
+	Forbidden    = "forbidden"
+	Stale        = "stale"
+	Uncited      = "uncited"
+)
+
+// Dispositions of a claim, strongest first in claimStrength.
+const (
+	Accept      = "accept"
+	RemoveClaim = "remove_claim"
+	BlockClaim  = "block_claim"
+	BlockAnswer = "block_answer"
+	Clarify     = "clarify"
+	Review      = "review"
+)
+
+// Dispositions of an answer.
+const (
+	AnswerAccept  = "accept"
+	AnswerPartial = "partial"
+	AnswerBlock   = "block"
+	AnswerAbstain = "abstain"
+	AnswerClarify = "clarify"
+	AnswerReview  = "review"
+)
+
+// Evidence statuses.
+const (
+	EvidenceOK           = "ok"
+	EvidenceUnresolved   = "unresolved"
+	EvidenceForbidden    = "forbidden"
+	EvidenceStale        = "stale"
+	EvidenceInsufficient = "insufficient"
+	EvidenceContradicts  = "contradicts"
+)
+
+// Failure categories.
+const (
+	FailSupport    = "support"
+	FailCoverage   = "coverage"
+	FailResolution = "resolution"
+	FailVersion    = "version"
+	FailPermission = "permission"
+)
+
+// Report is the verdict on one answer.
+type Report struct {
+	RequestID        string        `json:"request_id"`
+	TraceID          string        `json:"trace_id,omitempty"`
+	Disposition      string        `json:"disposition"`
+	Reasons          []string      `json:"reasons"`
+	Claims           []ClaimReport `json:"claims"`
+	UncitedSentences []Sentence    `json:"uncited_sentences"`
+	Metrics          Metrics       `json:"metrics"`
+	Failures         Failures      `json:"failures"`
+	Policy           string        `json:"policy"`
+}
+
+// ClaimReport is the verdict on one claim.
+type ClaimReport struct {
+	ClaimID           string           `json:"claim_id"`
+	Status            string           `json:"status"`
+	Disposition       string           `json:"disposition"`
+	Reasons           []string         `json:"reasons"`
+	MissingFigures    []Figure         `json:"missing_figures"`
+	MissingQualifiers []string         `json:"missing_qualifiers,omitempty"`
+	Evidence          []EvidenceReport `json:"evidence"`
+}
+
+// EvidenceReport is the verdict on one citation. Its coordinates come from
+// ingestion metadata, never from the model; for forbidden evidence nothing
+// of the source is reported.
+type EvidenceReport struct {
+	ChunkID         string   `json:"chunk_id"`
+	Status          string   `json:"status"`
+	Match           string   `json:"match,omitempty"` // exact, whitespace, normalized, fuzzy, none
+	Distance        int      `json:"distance"`
+	DocumentID      string   `json:"document_id,omitempty"`
+	DocumentVersion string   `json:"document_version,omitempty"`
+	VersionStatus   string   `json:"version_status,omitempty"`
+	PageNumber      int      `json:"page_number,omitempty"`
+	PageEnd         int      `json:"page_end,omitempty"`
+	PageLabel       string   `json:"page_label,omitempty"`
+	SectionPath     []string `json:"section_path,omitempty"`
+	SourceStart     int      `json:"source_start"` // the evidence span, half-open code points into the canonical text
+	SourceEnd       int      `json:"source_end"`
+	Text            string   `json:"text,omitempty"` // the evidence span, for accepted evidence
+	MissingFigures  []Figure `json:"missing_figures"`
+	Reasons         []string `json:"reasons"`
+	// FoundIn names where a quote that is not in the cited chunk really is
+	// in the same version (the "right fact, wrong page" failure).
+	FoundIn *Location `json:"found_in,omitempty"`
+}
+
+// Location is a place in a version: a chunk and its page.
+type Location struct {
+	ChunkID     string   `json:"chunk_id"`
+	PageNumber  int      `json:"page_number"`
+	PageLabel   string   `json:"page_label,omitempty"`
+	SectionPath []string `json:"section_path,omitempty"`
+	SourceStart int      `json:"source_start"`
+	SourceEnd   int      `json:"source_end"`
+}
+
+// Sentence is a factual sentence of the answer prose that cites nothing,
+// with its code-point offsets in the answer.
+type Sentence struct {
+	Text  string `json:"text"`
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+}
+
+// Metrics keeps citation support and claim coverage apart.
+type Metrics struct {
+	CitationSupportRate     float64 `json:"citation_support_rate"`
+	ClaimCoverageRate       float64 `json:"claim_coverage_rate"`
+	Citations               int     `json:"citations"`
+	AcceptedCitations       int     `json:"accepted_citations"`
+	ClaimsRequiringEvidence int     `json:"claims_requiring_evidence"`
+	SupportedClaims         int     `json:"supported_claims"`
+}
+
+// Failures counts failures by category.
+type Failures struct {
+	Support    int `json:"support"`
+	Coverage   int `json:"coverage"`
+	Resolution int `json:"resolution"`
+	Version    int `json:"version"`
+	Permission int `json:"permission"`
+}
+
+func (f *Failures) add(category string) {
+	switch category {
+	case FailSupport:
+		f.Support++
+	case FailCoverage:
+		f.Coverage++
+	case FailResolution:
+		f.Resolution++
+	case FailVersion:
+		f.Version++
+	case FailPermission:
+		f.Permission++
+	}
+}
+
+func (f *Failures) total() int {
+	return f.Support + f.Coverage + f.Resolution + f.Version + f.Permission
+}
+
+// claimStrength orders claim dispositions: the strongest finding decides.
+var claimStrength = map[string]int{Accept: 0, Clarify: 1, RemoveClaim: 2, Review: 3, BlockClaim: 4, BlockAnswer: 5}
+
+func stronger(a, b string) string {
+	if claimStrength[b] > claimStrength[a] {
+		return b
+	}
+	return a
+}

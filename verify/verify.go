@@ -1,0 +1,398 @@
+package verify
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/evidence-rag/evidence/resolve"
+	"github.com/evidence-rag/evidence/resolve/match"
+	"github.com/evidence-rag/evidence/store"
+)
+
+// Viewer is the part of *store.DB that Check reads through.
+type Viewer interface {
+	View(func(*store.Tx) error) error
+}
+
+// Check verifies a request against the store under a policy, in one read
+// transaction, and returns the report. It writes nothing (see Answer).
+// err is set only when the store could not be read or is damaged.
+func Check(ctx context.Context, db Viewer, req *Request, pol *Policy) (*Report, error) {
+	if pol == nil {
+		pol = DefaultPolicy()
+	}
+	rep := &Report{RequestID: req.RequestID, Policy: pol.Name, Claims: make([]ClaimReport, len(req.Claims)),
+		UncitedSentences: []Sentence{}, Reasons: []string{}}
+	retrieved := make(map[string]bool, len(req.Retrieved))
+	for _, id := range req.Retrieved {
+		retrieved[id] = true
+	}
+	err := db.View(func(tx *store.Tx) error {
+		c := checker{tx: tx, req: req, pol: pol, retrieved: retrieved}
+		for i := range req.Claims {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			cr, err := c.claim(&req.Claims[i])
+			if err != nil {
+				return err
+			}
+			rep.Claims[i] = cr
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	rep.UncitedSentences = withoutClaims(UncitedSentences(req.Answer), req.Claims)
+	decide(rep, req, pol)
+	return rep, nil
+}
+
+type checker struct {
+	tx        *store.Tx
+	req       *Request
+	pol       *Policy
+	retrieved map[string]bool
+}
+
+// accepted is one citation that resolved and whose quote matched: the
+// evidence span its figures and qualifiers are checked against.
+type accepted struct {
+	report int    // index in the claim's evidence reports
+	text   string // the evidence span
+}
+
+func (c *checker) claim(cl *Claim) (ClaimReport, error) {
+	cr := ClaimReport{ClaimID: cl.ClaimID, Reasons: []string{}, MissingFigures: []Figure{}, Evidence: make([]EvidenceReport, len(cl.Evidence))}
+	disposition := Accept
+	var good []accepted
+	for i := range cl.Evidence {
+		er, span, d, err := c.evidence(&cl.Evidence[i])
+		if err != nil {
+			return cr, err
+		}
+		cr.Evidence[i] = er
+		disposition = stronger(disposition, d)
+		if er.Status == EvidenceOK {
+			good = append(good, accepted{report: i, text: span})
+		}
+	}
+	switch {
+	case len(cl.Evidence) == 0 && cl.requiresEvidence():
+		cr.Status, cr.Disposition = Uncited, RemoveClaim
+		cr.Reasons = append(cr.Reasons, "no_citation")
+		return cr, nil
+	case len(cl.Evidence) == 0:
+		cr.Status, cr.Disposition = Supported, Accept
+		return cr, nil
+	case len(good) == 0:
+		cr.Status, cr.Disposition = statusOf(cr.Evidence), disposition
+		return cr, nil
+	}
+
+	// Figures and qualifiers are judged on the union of accepted evidence.
+	var union strings.Builder
+	for _, g := range good {
+		union.WriteString(g.text)
+		union.WriteString("\n")
+	}
+	evidence := union.String()
+	missing, contradicted := checkFigures(Figures(cl.Text), Figures(evidence))
+	qMissing, qUnsupported, qContradicted := c.checkQualifiers(cl.Text, evidence)
+	cr.MissingFigures = append(cr.MissingFigures, missing...)
+	cr.MissingQualifiers = qMissing
+	status, d := Supported, Accept
+	switch {
+	case contradicted || len(qContradicted) > 0:
+		status, d = Contradicted, BlockAnswer
+		if contradicted {
+			cr.Reasons = append(cr.Reasons, "figure_contradicted")
+		}
+		for _, q := range qContradicted {
+			cr.Reasons = append(cr.Reasons, "qualifier_contradicted:"+q)
+		}
+	case len(missing) > 0 || len(qUnsupported) > 0:
+		status, d = Unsupported, RemoveClaim
+		if len(missing) > 0 {
+			cr.Reasons = append(cr.Reasons, "figure_missing")
+		}
+		for _, q := range qUnsupported {
+			cr.Reasons = append(cr.Reasons, "qualifier_unsupported:"+q)
+		}
+	case len(qMissing) > 0:
+		d = Clarify
+		for _, q := range qMissing {
+			cr.Reasons = append(cr.Reasons, "qualifier_missing:"+q)
+		}
+	}
+	if status != Supported {
+		evStatus := EvidenceInsufficient
+		if status == Contradicted {
+			evStatus = EvidenceContradicts
+		}
+		for _, g := range good {
+			er := &cr.Evidence[g.report]
+			er.Status = evStatus
+			er.MissingFigures = missing
+			er.Reasons = append(er.Reasons, cr.Reasons...)
+		}
+	}
+	// A failed citation beside accepted ones still counts: the strongest
+	// finding decides, so a bogus citation is never shown beside a good one.
+	cr.Disposition = stronger(disposition, d)
+	cr.Status = status
+	if cr.Disposition != d && status == Supported {
+		cr.Status = statusOf(cr.Evidence)
+	}
+	return cr, nil
+}
+
+// statusOf names a claim's status from its strongest failed citation.
+func statusOf(evs []EvidenceReport) string {
+	rank := map[string]int{EvidenceOK: 0, EvidenceInsufficient: 1, EvidenceStale: 2, EvidenceUnresolved: 3, EvidenceForbidden: 4, EvidenceContradicts: 5}
+	status := map[string]string{EvidenceOK: Supported, EvidenceInsufficient: Unsupported, EvidenceStale: Stale,
+		EvidenceUnresolved: Unresolved, EvidenceForbidden: Forbidden, EvidenceContradicts: Contradicted}
+	worst := EvidenceOK
+	for _, e := range evs {
+		if rank[e.Status] > rank[worst] {
+			worst = e.Status
+		}
+	}
+	return status[worst]
+}
+
+// evidence checks one citation in the order of DESIGN §6 and returns its
+// report, the evidence span when accepted, and its disposition.
+func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) {
+	er := EvidenceReport{ChunkID: e.ChunkID, Reasons: []string{}, MissingFigures: []Figure{}}
+	unresolved := func(reason string) (EvidenceReport, string, string, error) {
+		er.Status = EvidenceUnresolved
+		er.Reasons = append(er.Reasons, reason)
+		return er, "", BlockClaim, nil
+	}
+	if !c.retrieved[e.ChunkID] {
+		// Checked before the store is read: a citation outside the
+		// retrieved set is never looked up, so it cannot leak anything.
+		if _, _, err := store.ParseChunkID(e.ChunkID); err != nil {
+			return unresolved("unknown_chunk")
+		}
+		return unresolved("not_retrieved")
+	}
+	r, err := resolve.ChunkTx(c.tx, e.ChunkID, c.req.Principal)
+	if err != nil {
+		return er, "", "", err
+	}
+	switch r.Status {
+	case resolve.StatusNotFound:
+		return unresolved("unknown_chunk")
+	case resolve.StatusForbidden:
+		er.Status = EvidenceForbidden
+		er.Reasons = append(er.Reasons, "forbidden")
+		return er, "", BlockClaim, nil
+	case resolve.StatusQuarantined:
+		return unresolved("quarantined:" + r.Reason)
+	case resolve.StatusDeleted:
+		er.DocumentID, er.DocumentVersion, er.VersionStatus = r.DocumentID, r.DocumentVersion, string(r.VersionStatus)
+		return unresolved("deleted")
+	}
+	er.DocumentID, er.DocumentVersion, er.VersionStatus = r.DocumentID, r.DocumentVersion, string(r.VersionStatus)
+	if r.Status == resolve.StatusSuperseded && c.pol.Superseded != "accept" {
+		er.Status = EvidenceStale
+		er.Reasons = append(er.Reasons, "superseded_by:"+r.CurrentVersion)
+		if c.pol.Superseded == "review" {
+			return er, "", Review, nil
+		}
+		return er, "", BlockClaim, nil
+	}
+
+	// The cited span: the offsets when given (inside the chunk), else the chunk.
+	chunkText := r.Text
+	lo, hi := 0, utf8.RuneCountInString(chunkText) // code points within the chunk
+	if e.SourceStart != nil {
+		if *e.SourceStart < r.Start || *e.SourceEnd > r.End {
+			return unresolved("offsets_outside_chunk")
+		}
+		lo, hi = *e.SourceStart-r.Start, *e.SourceEnd-r.Start
+	}
+	if e.Quote == "" {
+		span := cpSlice(chunkText, lo, hi)
+		c.fill(&er, r, r.Start+lo, r.Start+hi)
+		er.Status, er.Match, er.Text = EvidenceOK, "", span
+		return er, span, Accept, nil
+	}
+	ix := match.NewIndex(chunkText)
+	m := ix.Find(e.Quote, match.Options{Hint: lo, MaxDistance: c.pol.FuzzyMaxDistance})
+	er.Match, er.Distance = string(m.Level), m.Distance
+	if !m.Found() {
+		er.Match = string(match.LevelNone)
+		er.Status = EvidenceInsufficient
+		er.Reasons = append(er.Reasons, "quote_not_found")
+		if loc := c.locate(r, e.Quote); loc != nil {
+			er.FoundIn = loc
+			er.Reasons[len(er.Reasons)-1] = "quote_in_other_chunk"
+		}
+		return er, "", RemoveClaim, nil
+	}
+	if m.Level == match.LevelFuzzy && !c.pol.allowFuzzy() {
+		er.Status = EvidenceInsufficient
+		er.Reasons = append(er.Reasons, "fuzzy_not_allowed")
+		return er, "", RemoveClaim, nil
+	}
+	if e.SourceStart != nil && (m.End <= lo || m.Start >= hi) {
+		er.Status = EvidenceInsufficient
+		er.Reasons = append(er.Reasons, "quote_outside_offsets")
+		return er, "", RemoveClaim, nil
+	}
+	span := cpSlice(chunkText, m.Start, m.End)
+	// A quote that matched only loosely must still carry the span's figures
+	// exactly: OCR noise is excused, a changed digit is not.
+	if m.Level != match.LevelExact {
+		if miss := changedValues(Figures(e.Quote), Figures(span)); len(miss) > 0 {
+			er.Status = EvidenceInsufficient
+			er.MissingFigures = miss
+			er.Reasons = append(er.Reasons, "quote_figures_differ")
+			c.fill(&er, r, r.Start+m.Start, r.Start+m.End)
+			return er, "", RemoveClaim, nil
+		}
+	}
+	c.fill(&er, r, r.Start+m.Start, r.Start+m.End)
+	er.Status, er.Text = EvidenceOK, span
+	return er, span, Accept, nil
+}
+
+// fill sets the coordinates of an evidence span from ingestion metadata.
+func (c *checker) fill(er *EvidenceReport, r *resolve.Resolution, start, end int) {
+	er.SourceStart, er.SourceEnd = start, end
+	er.PageNumber, er.PageEnd, er.PageLabel, er.SectionPath = r.Page, r.PageEnd, r.PageLabel, r.SectionPath
+	if r.Page != r.PageEnd {
+		// The span may start on a later page than the chunk does.
+		if v, err := c.tx.Version(r.DocumentVersion); err == nil {
+			if l, err := c.tx.Layout(v); err == nil {
+				er.PageNumber = l.PageAt(start)
+				er.PageEnd = l.PageAt(max(start, end-1))
+				er.PageLabel = l.PageLabel(er.PageNumber)
+				er.SectionPath = l.SectionAt(start)
+			}
+		}
+	}
+}
+
+// locate looks for a quote elsewhere in the cited version and names the
+// chunk and page where it really is. Only on the failure path.
+func (c *checker) locate(r *resolve.Resolution, quote string) *Location {
+	v, err := c.tx.Version(r.DocumentVersion)
+	if err != nil {
+		return nil
+	}
+	txt, err := c.tx.Text(v)
+	if err != nil {
+		return nil
+	}
+	m := match.Find(string(txt.Bytes()), quote, match.Options{Hint: r.Start, MaxDistance: c.pol.FuzzyMaxDistance})
+	if !m.Found() || m.Count > 1 {
+		return nil
+	}
+	var loc *Location
+	_ = c.tx.ForEachChunk(v, func(ch *store.Chunk) error {
+		if ch.Quarantine == nil && ch.Start <= m.Start && m.End <= ch.End {
+			loc = &Location{ChunkID: ch.ID(), PageNumber: ch.Page, PageLabel: ch.PageLabel, SectionPath: ch.SectionPath,
+				SourceStart: m.Start, SourceEnd: m.End}
+			return errStop
+		}
+		return nil
+	})
+	if loc != nil && loc.ChunkID == r.ChunkID {
+		return nil
+	}
+	return loc
+}
+
+type stopErr struct{}
+
+func (stopErr) Error() string { return "stop" }
+
+var errStop error = stopErr{}
+
+func cpSlice(s string, start, end int) string {
+	bs, be, cp := -1, len(s), 0
+	for i := range s {
+		if cp == start {
+			bs = i
+		}
+		if cp == end {
+			be = i
+			break
+		}
+		cp++
+	}
+	if bs < 0 {
+		bs = len(s)
+	}
+	return s[bs:be]
+}
+
+// checkFigures returns the claim figures absent from the evidence, and
+// whether one of them is contradicted: the evidence holds a figure of the
+// same kind that equals no figure of the claim (DESIGN §5).
+func checkFigures(claim, evidence []Figure) (missing []Figure, contradicted bool) {
+	have := make(map[string]bool, len(evidence))
+	for _, f := range evidence {
+		have[f.key()] = true
+	}
+	claimed := make(map[string]bool, len(claim))
+	for _, f := range claim {
+		claimed[f.key()] = true
+	}
+	for _, f := range claim {
+		if have[f.key()] || slices.ContainsFunc(missing, func(m Figure) bool { return m.key() == f.key() }) {
+			continue
+		}
+		missing = append(missing, f)
+		for _, e := range evidence {
+			if e.Kind == f.Kind && !claimed[e.key()] && f.Kind != "number" {
+				contradicted = true
+			}
+		}
+	}
+	return missing, contradicted
+}
+
+// changedValues returns the quote's figures whose value is not among the
+// span's: noise may garble the words around a figure, never its digits.
+func changedValues(quote, span []Figure) []Figure {
+	var out []Figure
+	for _, q := range quote {
+		if !slices.ContainsFunc(span, func(s Figure) bool { return s.Value == q.Value }) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// checkQualifiers compares the policy's qualifiers in claim and evidence.
+func (c *checker) checkQualifiers(claim, evidence string) (missing, unsupported, contradicted []string) {
+	for i := range c.pol.compiled {
+		q := &c.pol.compiled[i]
+		inClaim, inEvidence := q.find(claim), q.find(evidence)
+		switch {
+		case len(inEvidence) > 0 && len(inClaim) == 0:
+			missing = append(missing, q.name)
+		case len(inClaim) > 0:
+			for _, v := range inClaim {
+				if slices.Contains(inEvidence, v) {
+					continue
+				}
+				if len(inEvidence) > 0 {
+					contradicted = append(contradicted, q.name)
+				} else {
+					unsupported = append(unsupported, q.name)
+				}
+				break
+			}
+		}
+	}
+	return missing, unsupported, contradicted
+}
