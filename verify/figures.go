@@ -24,7 +24,21 @@ type Figure struct {
 
 func (f Figure) key() string { return f.Kind + "=" + f.Value }
 
-var currencySymbols = map[rune]string{'$': "USD", '€': "EUR", '£': "GBP", '¥': "JPY"}
+// currencySymbol returns the code of a currency sign, or "". A switch, not
+// a map: Figures asks it for every code point.
+func currencySymbol(r rune) string {
+	switch r {
+	case '$':
+		return "USD"
+	case '€':
+		return "EUR"
+	case '£':
+		return "GBP"
+	case '¥':
+		return "JPY"
+	}
+	return ""
+}
 
 var currencyCodes = map[string]bool{"USD": true, "EUR": true, "GBP": true, "CHF": true, "JPY": true, "CAD": true,
 	"AUD": true, "SEK": true, "NOK": true, "DKK": true, "CNY": true, "INR": true}
@@ -52,9 +66,19 @@ var scales = map[string]int{"thousand": 3, "k": 3, "million": 6, "m": 6, "mn": 6
 // DESIGN §5: a comma or space followed by exactly three digits and a word
 // boundary separates thousands; any other comma is a decimal comma.
 func Figures(s string) []Figure {
+	// Every figure holds a digit; most sentences of prose hold none.
+	if !strings.ContainsAny(s, "0123456789") {
+		return nil
+	}
 	var out []Figure
 	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		} else if !(isDigit(r) || isUpper(r) || r == '$') {
+			i++
+			continue
+		}
 		switch {
 		case isUpper(r) && wordStart(s, i):
 			if f, n, ok := identifier(s, i); ok {
@@ -74,8 +98,8 @@ func Figures(s string) []Figure {
 					continue
 				}
 			}
-		case currencySymbols[r] != "":
-			if f, n, ok := number(s, skipSpaces(s, i+size), currencySymbols[r], i); ok {
+		case currencySymbol(r) != "":
+			if f, n, ok := number(s, skipSpaces(s, i+size), currencySymbol(r), i); ok {
 				out = append(out, f)
 				i = n
 				continue
@@ -141,7 +165,7 @@ func identifier(s string, i int) (Figure, int, bool) {
 }
 
 func currencyCode(s string, i int) (string, int) {
-	if i+3 > len(s) || !currencyCodes[s[i:i+3]] || (i+3 < len(s) && isWordByte(s[i+3])) {
+	if i+3 > len(s) || (i+3 < len(s) && isWordByte(s[i+3])) || !isUpper(rune(s[i+1])) || !isUpper(rune(s[i+2])) || !currencyCodes[s[i:i+3]] {
 		return "", 0
 	}
 	return s[i : i+3], skipSpaces(s, i+3)
@@ -210,10 +234,16 @@ func monthAt(s string, i int) (int, int) {
 	for j < len(s) && ('a' <= s[j]|0x20 && s[j]|0x20 <= 'z') {
 		j++
 	}
-	if j == i || j-i > 9 {
+	// A month name is 3 to 9 letters and is followed, after a space or a
+	// period, by a digit; checking that first keeps capitalised words cheap.
+	if j-i < 3 || j-i > 9 || j+2 >= len(s) || !(isDigit(rune(s[j+1])) || isDigit(rune(s[j+2]))) {
 		return 0, 0
 	}
-	m := months[strings.ToLower(s[i:j])]
+	var buf [9]byte
+	for k := i; k < j; k++ {
+		buf[k-i] = s[k] | 0x20
+	}
+	m := months[string(buf[:j-i])]
 	if m != 0 && j < len(s) && s[j] == '.' { // "Sept."
 		j++
 	}
@@ -278,8 +308,8 @@ func number(s string, i int, cur string, from int) (Figure, int, bool) {
 		if cur == "" {
 			if c, n := currencyCode(s, k); c != "" && !(n < len(s) && isDigit(rune(s[n]))) {
 				cur, end = c, k+3
-			} else if r, size := utf8.DecodeRuneInString(s[k:]); currencySymbols[r] != "" {
-				cur, end = currencySymbols[r], k+size
+			} else if r, size := utf8.DecodeRuneInString(s[k:]); currencySymbol(r) != "" {
+				cur, end = currencySymbol(r), k+size
 			}
 		}
 		switch {

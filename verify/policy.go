@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -39,12 +40,18 @@ type Qualifier struct {
 	Name    string   `json:"name"`
 	Pattern string   `json:"pattern,omitempty"` // RE2; the first group, else the match, is the value
 	Values  []string `json:"values,omitempty"`  // matched as whole words, case-insensitively
+	// Keywords, when set, gate the pattern: it runs only on a text holding
+	// one of them (case-insensitively), which keeps regular expressions off
+	// the hot path of texts that cannot match.
+	Keywords []string `json:"keywords,omitempty"`
 }
 
 type qualifier struct {
-	name   string
-	re     *regexp.Regexp
-	values []string // lower case
+	name     string
+	re       *regexp.Regexp
+	values   []string            // lower case
+	byFirst  map[string][]string // values by their first word, for a one-pass scan
+	keywords []string            // lower case
 }
 
 //go:embed default-policy.json
@@ -107,8 +114,15 @@ func ParsePolicy(b []byte) (*Policy, error) {
 			}
 			c.re = re
 		}
+		c.byFirst = map[string][]string{}
 		for _, v := range q.Values {
-			c.values = append(c.values, strings.ToLower(v))
+			v = strings.Join(strings.Fields(strings.ToLower(v)), " ")
+			c.values = append(c.values, v)
+			first, _, _ := strings.Cut(v, " ")
+			c.byFirst[first] = append(c.byFirst[first], v)
+		}
+		for _, k := range q.Keywords {
+			c.keywords = append(c.keywords, strings.ToLower(k))
 		}
 		p.compiled = append(p.compiled, c)
 	}
@@ -117,10 +131,13 @@ func ParsePolicy(b []byte) (*Policy, error) {
 
 func (p *Policy) allowFuzzy() bool { return p.AllowFuzzy == nil || *p.AllowFuzzy }
 
-// find returns the qualifier's values in s, lower-cased.
-func (q *qualifier) find(s string) []string {
+// find returns the qualifier's values in s, lower-cased; ls is s in lower case.
+func (q *qualifier) find(s, ls string) []string {
 	var out []string
 	if q.re != nil {
+		if len(q.keywords) > 0 && !slices.ContainsFunc(q.keywords, func(k string) bool { return strings.Contains(ls, k) }) {
+			return nil
+		}
 		for _, m := range q.re.FindAllStringSubmatch(s, -1) {
 			v := m[0]
 			if len(m) > 1 && m[1] != "" {
@@ -130,20 +147,22 @@ func (q *qualifier) find(s string) []string {
 		}
 		return out
 	}
-	ls := strings.ToLower(s)
-	for _, v := range q.values {
-		for i := 0; ; {
-			k := strings.Index(ls[i:], v)
-			if k < 0 {
-				break
-			}
-			k += i
-			if wordStart(ls, k) && (k+len(v) == len(ls) || !isWordByte(ls[k+len(v)])) {
-				out = append(out, v)
-				break
-			}
-			i = k + 1
+	// One pass over the words of the text; a value matches as whole words.
+	for i := 0; i < len(ls); {
+		if !isWordByte(ls[i]) {
+			i++
+			continue
 		}
+		j := i
+		for j < len(ls) && isWordByte(ls[j]) {
+			j++
+		}
+		for _, v := range q.byFirst[ls[i:j]] {
+			if strings.HasPrefix(ls[i:], v) && (i+len(v) == len(ls) || !isWordByte(ls[i+len(v)])) && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+		i = j
 	}
 	return out
 }

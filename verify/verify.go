@@ -100,7 +100,11 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 		union.WriteString("\n")
 	}
 	evidence := union.String()
-	missing, contradicted := checkFigures(Figures(cl.Text), Figures(evidence))
+	var missing []Figure
+	contradicted := false
+	if claimed := Figures(cl.Text); len(claimed) > 0 {
+		missing, contradicted = checkFigures(claimed, Figures(evidence))
+	}
 	qMissing, qUnsupported, qContradicted := c.checkQualifiers(cl.Text, evidence)
 	cr.MissingFigures = append(cr.MissingFigures, missing...)
 	cr.MissingQualifiers = qMissing
@@ -210,7 +214,7 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 
 	// The cited span: the offsets when given (inside the chunk), else the chunk.
 	chunkText := r.Text
-	lo, hi := 0, utf8.RuneCountInString(chunkText) // code points within the chunk
+	lo, hi := 0, r.End-r.Start // code points within the chunk
 	if e.SourceStart != nil {
 		if *e.SourceStart < r.Start || *e.SourceEnd > r.End {
 			return unresolved("offsets_outside_chunk")
@@ -223,8 +227,7 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 		er.Status, er.Match, er.Text = EvidenceOK, "", span
 		return er, span, Accept, nil
 	}
-	ix := match.NewIndex(chunkText)
-	m := ix.Find(e.Quote, match.Options{Hint: lo, MaxDistance: c.pol.FuzzyMaxDistance})
+	m := findQuote(chunkText, e.Quote, lo, c.pol.FuzzyMaxDistance)
 	er.Match, er.Distance = string(m.Level), m.Distance
 	if !m.Found() {
 		er.Match = string(match.LevelNone)
@@ -261,6 +264,17 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 	c.fill(&er, r, r.Start+m.Start, r.Start+m.End)
 	er.Status, er.Text = EvidenceOK, span
 	return er, span, Accept, nil
+}
+
+// findQuote locates a quote in a chunk. An exact quote found once is
+// placed without building the matcher's index; anything else goes through
+// the matcher's levels.
+func findQuote(chunk, quote string, hint, maxDistance int) match.Match {
+	if i := strings.Index(chunk, quote); i >= 0 && !strings.Contains(chunk[i+1:], quote) {
+		start := utf8.RuneCountInString(chunk[:i])
+		return match.Match{Level: match.LevelExact, Start: start, End: start + utf8.RuneCountInString(quote), Count: 1}
+	}
+	return match.NewIndex(chunk).Find(quote, match.Options{Hint: hint, MaxDistance: maxDistance})
 }
 
 // fill sets the coordinates of an evidence span from ingestion metadata.
@@ -374,9 +388,13 @@ func changedValues(quote, span []Figure) []Figure {
 
 // checkQualifiers compares the policy's qualifiers in claim and evidence.
 func (c *checker) checkQualifiers(claim, evidence string) (missing, unsupported, contradicted []string) {
+	if len(c.pol.compiled) == 0 {
+		return nil, nil, nil
+	}
+	lclaim, levidence := strings.ToLower(claim), strings.ToLower(evidence)
 	for i := range c.pol.compiled {
 		q := &c.pol.compiled[i]
-		inClaim, inEvidence := q.find(claim), q.find(evidence)
+		inClaim, inEvidence := q.find(claim, lclaim), q.find(evidence, levidence)
 		switch {
 		case len(inEvidence) > 0 && len(inClaim) == 0:
 			missing = append(missing, q.name)

@@ -1,0 +1,164 @@
+package verify_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evidence-rag/evidence/corpus"
+	"github.com/evidence-rag/evidence/ingest"
+	"github.com/evidence-rag/evidence/store"
+	"github.com/evidence-rag/evidence/verify"
+)
+
+// benchStore ingests generated documents cut into chunks of chunkSize
+// code points and returns the servable chunks with their text.
+func benchStore(b *testing.B, docs, docSize, chunkSize int) (*store.DB, []string, []string) {
+	dir := b.TempDir()
+	if _, err := corpus.WriteMarkdown(filepath.Join(dir, "src"), docs, docSize, 11); err != nil {
+		b.Fatal(err)
+	}
+	db, err := store.Open(filepath.Join(dir, "bench.db"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	if _, err := ingest.Run(context.Background(), db, []string{filepath.Join(dir, "src")},
+		ingest.Options{Chunk: ingest.ChunkOptions{Size: chunkSize, Overlap: chunkSize / 10}}); err != nil {
+		b.Fatal(err)
+	}
+	var ids, texts []string
+	err = db.View(func(tx *store.Tx) error {
+		return tx.ForEachVersion(func(v *store.Version) error {
+			return tx.ForEachChunk(v, func(c *store.Chunk) error {
+				span, err := tx.Span(v, c)
+				if err == nil && len([]rune(string(span))) >= chunkSize*8/10 {
+					ids, texts = append(ids, c.ID()), append(texts, string(span))
+				}
+				return err
+			})
+		})
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return db, ids, texts
+}
+
+// quote200 takes 200 code points from the middle of a chunk, starting at a word.
+func quote200(text string) string {
+	r := []rune(text)
+	start := len(r)/2 - 100
+	for start > 0 && r[start-1] != ' ' {
+		start--
+	}
+	return string(r[start : start+200])
+}
+
+// noisy applies 5 OCR-style edits: substitutions, a deletion, an insertion.
+func noisy(q string) string {
+	r := []rune(q)
+	for _, i := range []int{17, 61, 103} {
+		switch r[i] {
+		case 'e':
+			r[i] = 'c'
+		case 'o':
+			r[i] = '0'
+		default:
+			r[i] = 'l'
+		}
+	}
+	r = append(r[:140], r[141:]...)
+	r = slices.Insert(r, 170, '~')
+	return string(r)
+}
+
+func claimsFor(ids, texts []string, n int, quote func(string) string) *verify.Request {
+	req := &verify.Request{RequestID: "bench", Principal: "p"}
+	for i := 0; i < n; i++ {
+		k := (i * 7919) % len(ids)
+		req.Retrieved = append(req.Retrieved, ids[k])
+		req.Claims = append(req.Claims, verify.Claim{ClaimID: "c" + strconv.Itoa(i), Text: quote200(texts[k]),
+			Evidence: []verify.Evidence{{ChunkID: ids[k], Quote: quote(texts[k])}}})
+	}
+	return req
+}
+
+// BenchmarkVerify10Claims: a 10-claim answer whose quotes match exactly,
+// in process, warm store; reports median and p99 per answer.
+func BenchmarkVerify10Claims(b *testing.B) {
+	db, ids, texts := benchStore(b, 20, 256<<10, ingest.DefaultChunkOptions.Size)
+	req := claimsFor(ids, texts, 10, quote200)
+	pol := verify.DefaultPolicy()
+	lat := make([]time.Duration, 0, 1<<16)
+	b.ReportAllocs()
+	for b.Loop() {
+		t0 := time.Now()
+		rep, err := verify.Check(context.Background(), db, req, pol)
+		lat = append(lat, time.Since(t0))
+		if err != nil || rep.Disposition != verify.AnswerAccept {
+			b.Fatalf("%v %+v", err, rep)
+		}
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
+}
+
+// BenchmarkVerifyLevels: claims/s for 200-code-point quotes in
+// 2,000-code-point chunks, by the level they match at.
+func BenchmarkVerifyLevels(b *testing.B) {
+	db, ids, texts := benchStore(b, 20, 256<<10, 2000)
+	pol := verify.DefaultPolicy()
+	for _, lv := range []struct {
+		name  string
+		quote func(string) string
+		want  string
+	}{
+		{"exact", quote200, "exact"},
+		{"normalized", func(s string) string { return strings.ToUpper(quote200(s)) }, "normalized"},
+		{"fuzzy", func(s string) string { return noisy(quote200(s)) }, "fuzzy"},
+	} {
+		b.Run(lv.name, func(b *testing.B) {
+			req := claimsFor(ids, texts, 100, lv.quote)
+			rep, _ := verify.Check(context.Background(), db, req, pol)
+			if got := rep.Claims[0].Evidence[0].Match; got != lv.want {
+				b.Fatalf("matched at %s, want %s", got, lv.want)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := verify.Check(context.Background(), db, req, pol); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(req.Claims))*float64(b.N)/b.Elapsed().Seconds(), "claims/s")
+		})
+	}
+}
+
+// BenchmarkVerifyFuzzyChunkSize: a noisy 200-code-point quote as chunks
+// grow; the cost must grow linearly, not quadratically.
+func BenchmarkVerifyFuzzyChunkSize(b *testing.B) {
+	if os.Getenv("EVIDENCE_BENCH_LARGE") == "" && testing.Short() {
+		b.Skip("short")
+	}
+	pol := verify.DefaultPolicy()
+	for _, size := range []int{2000, 8000, 32000} {
+		b.Run(strconv.Itoa(size), func(b *testing.B) {
+			db, ids, texts := benchStore(b, 4, 8*size, size)
+			req := claimsFor(ids, texts, 10, func(s string) string { return noisy(quote200(s)) })
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := verify.Check(context.Background(), db, req, pol); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(req.Claims))*float64(b.N)/b.Elapsed().Seconds(), "claims/s")
+		})
+	}
+}

@@ -1,0 +1,102 @@
+package verify
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParseRequestBadInput(t *testing.T) {
+	ok := `{"request_id":"r","principal":"p","retrieved":["a-0"],"claims":[{"claim_id":"c1","text":"x","evidence":[{"chunk_id":"a-0","quote":"q"}]}]}`
+	if _, err := ParseRequest(strings.NewReader(ok)); err != nil {
+		t.Fatalf("valid request: %v", err)
+	}
+	tests := map[string]string{
+		"malformed JSON":   `{"request_id":`,
+		"unknown field":    `{"request_id":"r","claimz":[]}`,
+		"missing claim id": `{"claims":[{"text":"x"}]}`,
+		"duplicate claim":  `{"claims":[{"claim_id":"c","text":"x"},{"claim_id":"c","text":"y"}]}`,
+		"missing chunk id": `{"claims":[{"claim_id":"c","evidence":[{"quote":"q"}]}]}`,
+		"negative offset":  `{"claims":[{"claim_id":"c","evidence":[{"chunk_id":"a-0","source_start":-1,"source_end":3}]}]}`,
+		"inverted offsets": `{"claims":[{"claim_id":"c","evidence":[{"chunk_id":"a-0","source_start":9,"source_end":3}]}]}`,
+		"half offsets":     `{"claims":[{"claim_id":"c","evidence":[{"chunk_id":"a-0","source_start":1}]}]}`,
+		"trailing data":    ok + ` {}`,
+		"huge quote":       `{"claims":[{"claim_id":"c","evidence":[{"chunk_id":"a-0","quote":"` + strings.Repeat("x", MaxQuoteBytes+1) + `"}]}]}`,
+		"wrong type":       `{"claims":"none"}`,
+	}
+	for name, in := range tests {
+		if _, err := ParseRequest(strings.NewReader(in)); !errors.Is(err, ErrRequest) {
+			t.Errorf("%s: got %v, want ErrRequest", name, err)
+		}
+	}
+	var many strings.Builder
+	many.WriteString(`{"claims":[`)
+	for i := 0; i <= MaxClaims; i++ {
+		if i > 0 {
+			many.WriteString(",")
+		}
+		many.WriteString(`{"claim_id":"c` + strings.Repeat("1", 1) + string(rune('a'+i%26)) + itoa(i) + `"}`)
+	}
+	many.WriteString(`]}`)
+	if _, err := ParseRequest(strings.NewReader(many.String())); !errors.Is(err, ErrRequest) {
+		t.Errorf("too many claims: got %v, want ErrRequest", err)
+	}
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; i > 0; i /= 10 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+	}
+	return string(b)
+}
+
+func FuzzParseRequest(f *testing.F) {
+	f.Add(`{"request_id":"r","principal":"p","retrieved":["a-0"],"answer":"x [a-0].","claims":[{"claim_id":"c1","text":"x","evidence":[{"chunk_id":"a-0","quote":"q","source_start":1,"source_end":2}]}]}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		req, err := ParseRequest(strings.NewReader(in))
+		if err != nil {
+			if !errors.Is(err, ErrRequest) {
+				t.Fatalf("error %v is not ErrRequest", err)
+			}
+			return
+		}
+		for _, c := range req.Claims {
+			for _, e := range c.Evidence {
+				if e.SourceStart != nil && (*e.SourceStart < 0 || *e.SourceEnd < *e.SourceStart) {
+					t.Fatalf("invalid offsets accepted")
+				}
+			}
+		}
+		UncitedSentences(req.Answer)
+	})
+}
+
+func TestUncitedSentences(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"Reports are due in 14 days [a-1]. The CFO signs late ones. Maybe ask your manager?", []string{"The CFO signs late ones."}},
+		{"Reports are due in 14 days. [a-1] Thanks!", nil},
+		{"You should keep receipts. It might take 3 days.", nil},
+		{"The policy applies to all employees of the group worldwide.", []string{"The policy applies to all employees of the group worldwide."}},
+		{"Café au lait costs EUR 4 in Zürich.", []string{"Café au lait costs EUR 4 in Zürich."}},
+		{"", nil},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, s := range UncitedSentences(tt.in) {
+			got = append(got, s.Text)
+			if r := []rune(tt.in); string(r[s.Start:s.End]) != s.Text {
+				t.Errorf("%q: offsets [%d,%d) give %q, not %q", tt.in, s.Start, s.End, string(r[s.Start:s.End]), s.Text)
+			}
+		}
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("UncitedSentences(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
