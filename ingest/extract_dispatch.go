@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -11,11 +12,17 @@ import (
 // Extract extracts the canonical text and layout of a source, choosing the
 // extractor by the extension of path (case-insensitive, see Supported):
 // .txt and .text are plain text, .md and .markdown Markdown, .html, .htm and
-// .xhtml HTML. Every error it returns is an *ExtractError naming path, with
-// the reason code unsupported (any other extension, .pdf included for now),
-// empty (a source, or the text extracted from it, of white space only),
-// binary or invalid_utf8.
+// .xhtml HTML, .pdf PDF (in a worker process with default limits). Every
+// error it returns is an *ExtractError naming path, with the reason code
+// unsupported (any other extension), empty (a source, or the text
+// extracted from it, of white space only), binary, invalid_utf8, or for
+// PDFs encrypted, malformed, no_text, timeout, memory_limit, too_large.
 func Extract(path string, src []byte) (*Extracted, error) {
+	return ExtractWith(path, src, PDFLimits{})
+}
+
+// ExtractWith is Extract with the limits of PDF extraction.
+func ExtractWith(path string, src []byte, lim PDFLimits) (*Extracted, error) {
 	k, ok := kindOf(path)
 	if !ok {
 		err := fmt.Errorf("%w %q", ErrUnsupported, filepath.Ext(path))
@@ -27,8 +34,13 @@ func Extract(path string, src []byte) (*Extracted, error) {
 	if isBlank(src) {
 		return nil, &ExtractError{Path: path, Reason: ReasonEmpty, Err: ErrEmpty}
 	}
-	x, err := k.extract(src)
+	x, err := k.extract(path, src, lim)
 	if err != nil {
+		var ee *ExtractError
+		if errors.As(err, &ee) {
+			ee.Path = path
+			return nil, ee
+		}
 		return nil, &ExtractError{Path: path, Reason: reasonOf(err), Err: err}
 	}
 	if strings.TrimFunc(x.Text, isBlankRune) == "" {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/evidence-rag/evidence/ingest/pdf"
 )
 
 // golden renders an extraction for a golden file: a header with the media
@@ -62,7 +64,7 @@ func TestExtract(t *testing.T) {
 		{"a.html", "<p>hi", "", nil, "text/html"},
 		{"a.HTM", "<p>hi", "", nil, "text/html"},
 		{"a.xhtml", "<p>hi</p>", "", nil, "text/html"},
-		{"a.pdf", "%PDF-1.7", ReasonUnsupported, ErrUnsupported, ""},
+		{"a.pdf", "hello, no PDF here", ReasonMalformed, pdf.ErrNotPDF, ""},
 		{"a.docx", "PK", ReasonUnsupported, ErrUnsupported, ""},
 		{"README", "hi", ReasonUnsupported, ErrUnsupported, ""},
 		{"a.txt", "", ReasonEmpty, ErrEmpty, ""},

@@ -9,19 +9,27 @@ import (
 type kind struct {
 	mediaType string
 	extractor string // name/version, part of the pipeline fingerprint
-	extract   func([]byte) (*Extracted, error)
+	extract   func(path string, src []byte, lim PDFLimits) (*Extracted, error)
+}
+
+// inProcess adapts an extractor of text formats, which need no limits
+// beyond the source size: they run in the ingest process.
+func inProcess(f func([]byte) (*Extracted, error)) func(string, []byte, PDFLimits) (*Extracted, error) {
+	return func(_ string, src []byte, _ PDFLimits) (*Extracted, error) { return f(src) }
 }
 
 // kinds maps lower-case file extensions to their extractor. The extractor
 // names must match what the extract functions set in Extracted.Extractor.
 var kinds = map[string]kind{
-	".txt":      {"text/plain", "text/1", ExtractText},
-	".text":     {"text/plain", "text/1", ExtractText},
-	".md":       {"text/markdown", "markdown/1", ExtractMarkdown},
-	".markdown": {"text/markdown", "markdown/1", ExtractMarkdown},
-	".html":     {"text/html", "html/1", ExtractHTML},
-	".htm":      {"text/html", "html/1", ExtractHTML},
-	".xhtml":    {"text/html", "html/1", ExtractHTML},
+	".txt":      {"text/plain", "text/1", inProcess(ExtractText)},
+	".text":     {"text/plain", "text/1", inProcess(ExtractText)},
+	".md":       {"text/markdown", "markdown/1", inProcess(ExtractMarkdown)},
+	".markdown": {"text/markdown", "markdown/1", inProcess(ExtractMarkdown)},
+	".html":     {"text/html", "html/1", inProcess(ExtractHTML)},
+	".htm":      {"text/html", "html/1", inProcess(ExtractHTML)},
+	".xhtml":    {"text/html", "html/1", inProcess(ExtractHTML)},
+	// PDFs are extracted in a child process with wall-clock and memory limits.
+	".pdf": {"application/pdf", "pdf/1", ExtractPDF},
 }
 
 func kindOf(path string) (kind, bool) {

@@ -49,6 +49,8 @@ type Options struct {
 	// Repair re-anchors imported chunks whose claims do not resolve, and
 	// records each repair; without it they are quarantined.
 	Repair bool
+	// PDF bounds the extraction of each PDF (its worker process).
+	PDF PDFLimits
 	// Progress, when set, is called from the writer goroutine after each file.
 	Progress func(done, total int, r *Result)
 }
@@ -418,7 +420,7 @@ func prepare(db Store, s source, opts Options) *prepared {
 	var ex *Extracted
 	if rc.imp != nil && rc.imp.text != nil {
 		ex = rc.imp.text
-	} else if ex, err = Extract(s.path, src); err != nil {
+	} else if ex, err = ExtractWith(s.path, src, opts.PDF); err != nil {
 		return fail(err)
 	}
 	nv := rc.newVersion(s.id, versionID, ex, opts.ACL)

@@ -161,6 +161,7 @@ func TestRunBadInputs(t *testing.T) {
 		"blank.txt":     []byte(" \n\t\n"),
 		"script.html":   []byte("<html><script>var x = 1;</script></html>"),
 		"report.pdf":    []byte("%PDF-1.7"),
+		"notes.docx":    []byte("PK\x03\x04"),
 		"notes.unknown": []byte("x"),
 	}
 	for name, b := range files {
@@ -169,13 +170,14 @@ func TestRunBadInputs(t *testing.T) {
 		}
 	}
 	missing := filepath.Join(dir, "vanished.md")
-	sum := run(t, db, []string{dir, missing, filepath.Join(dir, "report.pdf")}, Options{})
+	sum := run(t, db, []string{dir, missing, filepath.Join(dir, "notes.docx")}, Options{})
 	want := map[string]string{
 		"good.md": Ingested, "good.txt": Ingested,
 	}
 	reasons := map[string]string{
 		"binary.txt": ReasonBinary, "latin1.md": ReasonInvalidUTF8, "empty.md": ReasonEmpty,
-		"blank.txt": ReasonEmpty, "script.html": ReasonEmpty, "vanished.md": ReasonUnreadable, "report.pdf": ReasonUnsupported,
+		"blank.txt": ReasonEmpty, "script.html": ReasonEmpty, "vanished.md": ReasonUnreadable, "notes.docx": ReasonUnsupported,
+		"report.pdf": ReasonMalformed,
 	}
 	seen := map[string]bool{}
 	for _, r := range sum.Results {

@@ -22,7 +22,7 @@ func newIngestCommand(o *options) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "ingest PATH... | ingest SOURCE --chunks MANIFEST [--text TEXT] [--repair]",
-		Short: "Ingest files and directories (.txt, .md, .html) as immutable document versions",
+		Short: "Ingest files and directories (.pdf, .txt, .md, .html) as immutable document versions",
 		Long: `Ingest extracts canonical text from each file, chunks it, validates every chunk against the
 stored text and writes each document version in one transaction. Directories are walked recursively
 (hidden entries skipped); a document's id is its path relative to the directory given, or the file name.
@@ -76,6 +76,10 @@ accepted, quarantined with a reason, or with --repair re-anchored with the repai
 	f.IntVar(&opts.Chunk.Overlap, "overlap", ingest.DefaultChunkOptions.Overlap, "overlap between consecutive chunks in code points")
 	f.IntVar(&opts.Workers, "workers", 0, "parallel extractors (default: number of CPUs)")
 	f.Int64Var(&opts.MaxBytes, "max-bytes", ingest.DefaultMaxBytes, "largest source file accepted, in bytes")
+	f.DurationVar(&opts.PDF.Timeout, "pdf-timeout", ingest.DefaultPDFTimeout, "wall-clock limit for extracting one PDF")
+	f.Uint64Var(&opts.PDF.MemoryBytes, "pdf-memory", ingest.DefaultPDFMemoryBytes, "address space a PDF worker may add, in bytes")
+	f.IntVar(&opts.PDF.MaxPages, "pdf-max-pages", ingest.DefaultPDFMaxPages, "refuse PDFs with more pages (too_large)")
+	f.IntVar(&opts.PDF.MaxTextBytes, "pdf-max-text", ingest.DefaultPDFMaxTextBytes, "refuse PDFs whose text exceeds this many bytes (too_large)")
 	f.StringVar(&opts.Chunks, "chunks", "", "chunk manifest (JSON Lines) of another pipeline to validate and store for the one SOURCE")
 	f.StringVar(&opts.ChunksFormat, "chunks-format", ingest.FormatAuto, "manifest shape: auto, generic, langchain, llamaindex, haystack")
 	f.StringVar(&opts.TextFile, "text", "", "canonical text the other pipeline used (pages separated by form feeds), instead of extracting SOURCE")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,9 +13,24 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/evidence-rag/evidence/corpus"
+	"github.com/evidence-rag/evidence/ingest"
 )
 
 func TestMain(m *testing.M) {
+	// PDFs are extracted by `evidence extract-worker` child processes; in
+	// tests the child is this test binary acting as evidence.
+	if os.Getenv("EVIDENCE_TEST_AS_EVIDENCE") == "1" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	ingest.WorkerCommand = func() (*exec.Cmd, error) {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		cmd := exec.Command(exe, "extract-worker")
+		cmd.Env = append(os.Environ(), "EVIDENCE_TEST_AS_EVIDENCE=1")
+		return cmd, nil
+	}
 	testscript.Main(m, map[string]func(){
 		"evidence": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
 	})

@@ -78,6 +78,7 @@ Offsets are half-open ranges of Unicode code points into a version's canonical t
 		newAuditCommand(o),
 		newVerifyCommand(o),
 		newTraceCommand(o),
+		newExtractWorkerCommand(o),
 	)
 	return root
 }
