@@ -1,7 +1,10 @@
 package match
 
 import (
+	"encoding/binary"
+	"slices"
 	"sort"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -137,54 +140,219 @@ func (f *folder) emit(r rune, from, to int32) {
 	}
 }
 
+// ASCII classes for the folding fast path.
+const (
+	asciiPlain  = iota // kept as is
+	asciiUpper         // lowercased at the normalized level
+	asciiSpace         // white space: collapsed
+	asciiHyphen        // may join a word broken across a line
+)
+
+// asciiSame and asciiLower map ASCII bytes to themselves and to lower case.
+var asciiSame, asciiLower = func() (same, lower [utf8.RuneSelf]byte) {
+	for c := range same {
+		same[c], lower[c] = byte(c), byte(c)
+		if 'A' <= c && c <= 'Z' {
+			lower[c] += 'a' - 'A'
+		}
+	}
+	return
+}()
+
+var asciiClass = func() (t [utf8.RuneSelf]uint8) {
+	for c := range t {
+		switch {
+		case unicode.IsSpace(rune(c)):
+			t[c] = asciiSpace
+		case 'A' <= c && c <= 'Z':
+			t[c] = asciiUpper
+		case c == '-':
+			t[c] = asciiHyphen
+		}
+	}
+	return t
+}()
+
 // fold folds s and appends the result to f.out.
+//
+// The ASCII path keeps the output and the folder's state in locals, and
+// syncs them with f only around the rare calls that need f: folding a
+// 200 KB text is a few milliseconds, once per Index.
 func (f *folder) fold(s string) {
+	out, from, to := f.out, f.from, f.to
+	space, last := f.space, f.last
+	norm, track := f.norm, f.track
 	cp := int32(0)
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while they are plain: printable ASCII with
+		// single spaces and no hyphen, the bulk of prose.
+		if i+8 <= len(s) {
+			if w, ok := plain8(s, i, norm, space); ok {
+				out = binary.LittleEndian.AppendUint64(out, w)
+				if track {
+					o := len(from)
+					from, to = slices.Grow(from, 8)[:o+8], slices.Grow(to, 8)[:o+8]
+					fr, tr := from[o:o+8:o+8], to[o:o+8:o+8]
+					fr[0], fr[1], fr[2], fr[3], fr[4], fr[5], fr[6], fr[7] = cp, cp+1, cp+2, cp+3, cp+4, cp+5, cp+6, cp+7
+					tr[0], tr[1], tr[2], tr[3], tr[4], tr[5], tr[6], tr[7] = cp+1, cp+2, cp+3, cp+4, cp+5, cp+6, cp+7, cp+8
+				}
+				space = w>>56 == ' '
+				last = rune(w >> 56)
+				i += 8
+				cp += 8
+				continue
+			}
+		}
+		// A run of ASCII letters, digits and punctuation, the bulk of most
+		// texts, is copied (lowercased at the normalized level) without the
+		// per-byte decisions below.
+		if j := i; s[j] < utf8.RuneSelf && asciiClass[s[j]] <= asciiUpper {
+			lower := &asciiSame
+			if norm {
+				lower = &asciiLower
+			}
+			for j < len(s) && s[j] < utf8.RuneSelf && asciiClass[s[j]] <= asciiUpper {
+				j++
+			}
+			if norm && j < len(s) && s[j] >= utf8.RuneSelf {
+				j-- // the last letter may take a combining mark
+			}
+			if n := j - i; n > 0 {
+				o := len(out)
+				out = slices.Grow(out, n)[:o+n]
+				for k, c := range []byte(s[i:j]) {
+					out[o+k] = lower[c&0x7f]
+				}
+				if track {
+					o := len(from)
+					from, to = slices.Grow(from, n)[:o+n], slices.Grow(to, n)[:o+n]
+					fr, tr := from[o:o+n], to[o:o+n]
+					for k := range fr {
+						fr[k] = cp + int32(k)
+						tr[k] = cp + int32(k) + 1
+					}
+				}
+				cp += int32(n)
+				space = false
+				last = rune(out[len(out)-1])
+				i = j
+				continue
+			}
+		}
 		c := s[i]
-		// ASCII fast path. At the normalized level an ASCII letter followed
-		// by a combining mark must go through NFKC with it, hence the look at
-		// the next byte.
-		if c < utf8.RuneSelf && (!f.norm || i+1 == len(s) || s[i+1] < utf8.RuneSelf) {
-			if f.norm {
-				if c == '-' {
+		// At the normalized level an ASCII letter followed by a combining
+		// mark must go through NFKC with it, hence the look at the next
+		// byte.
+		if c < utf8.RuneSelf && (!norm || i+1 == len(s) || s[i+1] < utf8.RuneSelf) {
+			switch asciiClass[c] {
+			case asciiSpace:
+				if space {
+					// One space stands for the whole run: widen its source.
+					if track {
+						to[len(to)-1] = cp + 1
+					}
+					i++
+					cp++
+					continue
+				}
+				c = ' '
+			case asciiUpper:
+				if norm {
+					c += 'a' - 'A'
+				}
+			case asciiHyphen:
+				if norm {
+					f.last = last
 					if j, n, ok := f.join(s, i+1); ok {
 						i, cp = j, cp+1+n
 						continue
 					}
 				}
-				if 'A' <= c && c <= 'Z' {
-					c += 'a' - 'A'
-				}
 			}
-			f.emit(rune(c), cp, cp+1)
+			out = append(out, c)
+			if track {
+				from = append(from, cp)
+				to = append(to, cp+1)
+			}
+			space = c == ' '
+			last = rune(c)
 			i++
 			cp++
 			continue
 		}
+		f.out, f.from, f.to, f.space, f.last = out, from, to, space, last
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if !f.norm || (r == utf8.RuneError && size == 1) {
+		switch {
+		case !norm || (r == utf8.RuneError && size == 1):
 			// An invalid byte is one code point, folded to U+FFFD, the way
 			// Go's range loop and utf8.RuneCount count it.
 			f.emit(r, cp, cp+1)
 			i += size
 			cp++
-			continue
-		}
-		if hyphen(r) {
-			if j, n, ok := f.join(s, i+size); ok {
-				i, cp = j, cp+1+n
-				continue
+		default:
+			if hyphen(r) {
+				if j, n, ok := f.join(s, i+size); ok {
+					i, cp = j, cp+1+n
+					break
+				}
 			}
+			seg := s[i : i+size]
+			if i+size < len(s) && s[i+size] >= utf8.RuneSelf {
+				// A non-ASCII rune may be followed by combining marks;
+				// before an ASCII byte a segment always ends.
+				seg = s[i : i+segmentLen(s[i:], size)]
+			}
+			n := int32(utf8.RuneCountInString(seg))
+			for _, o := range f.foldSegment(seg, size) {
+				f.emit(o, cp, cp+n)
+			}
+			i += len(seg)
+			cp += n
 		}
-		seg := s[i : i+segmentLen(s[i:], size)]
-		n := int32(utf8.RuneCountInString(seg))
-		for _, o := range f.foldSegment(seg, size) {
-			f.emit(o, cp, cp+n)
-		}
-		i += len(seg)
-		cp += n
+		out, from, to, space, last = f.out, f.from, f.to, f.space, f.last
 	}
+	f.out, f.from, f.to, f.space, f.last = out, from, to, space, last
+}
+
+// SWAR constants: a byte value repeated in every byte of a word.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// zeroBytes returns a word with the top bit set in exactly the bytes of x
+// that are zero.
+func zeroBytes(x uint64) uint64 {
+	y := (x & (0x7f * lsb)) + 0x7f*lsb
+	return ^(y | x | 0x7f*lsb)
+}
+
+// plain8 reports whether the eight bytes at s[i] fold to themselves (or, at
+// the normalized level, to their lower case, which it returns): ASCII, no
+// control character (white space other than a space is one), no space after
+// a space (space tells whether the byte before was one), and at the
+// normalized level no hyphen and no non-ASCII byte next, which could be a
+// combining mark for the last letter.
+func plain8(s string, i int, norm, space bool) (uint64, bool) {
+	w := load64(s, i)
+	// Non-ASCII, or a byte below 0x20 (x+0x60 keeps its top bit clear).
+	if w&msb != 0 || ^(w+0x60*lsb)&msb != 0 {
+		return 0, false
+	}
+	sp := zeroBytes(w ^ ' '*lsb)
+	if sp&(sp<<8) != 0 || (space && sp&0x80 != 0) {
+		return 0, false
+	}
+	if norm {
+		if zeroBytes(w^'-'*lsb) != 0 || (i+8 < len(s) && s[i+8] >= utf8.RuneSelf) {
+			return 0, false
+		}
+		// Bytes in 'A'..'Z': at least 0x41 (x+0x3f sets the top bit) and
+		// at most 0x5a (x+0x25 leaves it clear); adding 0x20 lowers them.
+		upper := (w + 0x3f*lsb) &^ (w + 0x25*lsb) & msb
+		w |= upper >> 2
+	}
+	return w, true
 }
 
 // segmentLen returns the byte length of the normalization segment (a starter
@@ -238,23 +406,37 @@ func (f *folder) join(s string, j int) (next int, skipped int32, ok bool) {
 
 // foldSegment returns the normalized-level folding of one segment: quotes and
 // dashes to ASCII, NFKC, full case folding, NFKC again (folding can undo a
-// normal form). Single-rune segments are memoized, so a text in a non-Latin
-// script pays for each distinct character once.
+// normal form). Single-rune segments, nearly all of them, are cached: in the
+// folder while a text is folded, and process-wide for quotes, so a text in
+// a non-Latin script pays for each distinct character once and a quote
+// allocates nothing for them.
 func (f *folder) foldSegment(seg string, size int) string {
-	if size == len(seg) {
-		r, _ := utf8.DecodeRuneInString(seg)
-		if v, ok := f.memo[r]; ok {
-			return v
-		}
-		v := foldSlow(seg)
+	if size != len(seg) {
+		return foldSlow(seg)
+	}
+	r, _ := utf8.DecodeRuneInString(seg)
+	if v, ok := f.memo[r]; ok {
+		return v
+	}
+	var v string
+	if c, ok := runeFolds.Load(r); ok {
+		v = c.(string)
+	} else {
+		v = foldSlow(seg)
+		runeFolds.Store(r, v)
+	}
+	if f.track {
 		if f.memo == nil {
 			f.memo = make(map[rune]string)
 		}
 		f.memo[r] = v
-		return v
 	}
-	return foldSlow(seg)
+	return v
 }
+
+// runeFolds caches foldSlow of single code points. It holds at most one
+// entry per code point ever folded, a bounded set.
+var runeFolds sync.Map
 
 func foldSlow(seg string) string {
 	b := make([]byte, 0, len(seg)+8)

@@ -42,12 +42,12 @@ type Match struct {
 	Level Level
 	// Start and End are the half-open range of the match, in Unicode code
 	// points of the original text (the canonical text), whatever level found
-	// it. text[Start:End] in code points, folded at Level, equals the quote
-	// folded at Level (within Distance edits for LevelFuzzy).
+	// it. The span text[Start:End], folded at Level, equals the quote folded
+	// at Level.
 	Start, End int
-	// Distance is the edit distance (insertions, deletions, substitutions
-	// of code points, after normalized folding) of a fuzzy match; 0 for the
-	// other levels.
+	// Distance is the edit distance of a fuzzy match (insertions, deletions
+	// and substitutions of code points) between the quote and the span,
+	// both folded at the normalized level; 0 for the other levels.
 	Distance int
 	// Count is how many places matched at Level with the best distance and
 	// the best Prefix/Suffix context. More than one means the quote is
@@ -325,6 +325,8 @@ func (q *query) exact(quote string, qcp int) (Match, bool) {
 			cp += utf8.RuneCountInString(ix.text[pos:i])
 			pos = i
 			x.start, x.end = cp, cp+qcp
+		case !ix.foldable():
+			continue // a text this large and not UTF-8 has no code-point map
 		default:
 			cps := ix.cps()
 			s, e := cps[i], cps[i+len(quote)]
@@ -392,7 +394,7 @@ func (q *query) fuzzy(f *folded, fq string) (Match, bool) {
 	if q.hint >= 0 {
 		bs, be := f.lowerByte(q.lo), f.upperByte(q.hi)
 		if bs < be {
-			if m, ok := q.fuzzyRegion(f, bs, be, k); ok {
+			if m, ok := q.fuzzyRegion(f, fq, bs, be, k); ok {
 				return m, true
 			}
 		}
@@ -400,12 +402,12 @@ func (q *query) fuzzy(f *folded, fq string) (Match, bool) {
 			return Match{}, false
 		}
 	}
-	return q.fuzzyRegion(f, 0, len(f.s), k)
+	return q.fuzzyRegion(f, fq, 0, len(f.s), k)
 }
 
-func (q *query) fuzzyRegion(f *folded, bs, be, k int) (Match, bool) {
+func (q *query) fuzzyRegion(f *folded, fq string, bs, be, k int) (Match, bool) {
 	sr := q.sr
-	sr.search(f.s, bs, be, k)
+	sr.search(f.s, fq, bs, be, k)
 	d := sr.best
 	if d < 0 {
 		return Match{}, false

@@ -341,13 +341,26 @@ func TestFuzzyDistance(t *testing.T) {
 	}
 }
 
-// TestScanner checks overlapping occurrences against a naive count, on
-// periodic inputs that switch the scanner to KMP.
+// TestScanner checks every occurrence, overlapping ones included, against a
+// naive count: short needles (strings.Index), long ones (sampling), and
+// periodic ones that switch the scanner to KMP.
 func TestScanner(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
-	for range 2000 {
-		s := randString(r, "ab", r.IntN(60))
-		q := randString(r, "ab", 1+r.IntN(5))
+	for i := range 4000 {
+		alpha := []string{"ab", "abc", "abcdefgh"}[i%3]
+		s := randString(r, alpha, r.IntN(300))
+		n := 1 + r.IntN(6)
+		if i%2 == 0 {
+			n = sampleMin + r.IntN(40)
+		}
+		q := randString(r, alpha, n)
+		if len(s) > len(q) && r.IntN(2) == 0 {
+			// Plant copies, some overlapping.
+			for range 1 + r.IntN(4) {
+				at := r.IntN(len(s) - len(q) + 1)
+				s = s[:at] + q + s[at+len(q):]
+			}
+		}
 		var want []int
 		for i := 0; i+len(q) <= len(s); i++ {
 			if s[i:i+len(q)] == q {

@@ -13,12 +13,12 @@ import (
 // algorithm approx-string-match implements with 32-bit words). One text code
 // point costs one to ceil(m/64) word steps: O(n·⌈m/64⌉) at worst.
 //
-// When the bound is small against a word (k ≤ filterMaxK) a filter runs
-// first: the pattern's first block alone, over four slices of the text at
-// once. A match within k edits has its first min(m, 64) code points within k
-// edits too, so only the regions around the filter's hits can hold a match,
-// and the exact blocked scan runs on those alone. The filter is lossless; it
-// only changes the speed.
+// Two lossless filters keep the blocked scan to the regions that can hold a
+// match (see search): exact pieces of the quote (pieces.go), and the
+// pattern's first block alone, run over two slices of the text at once. A
+// match within k edits has its first min(m, 64) code points within k edits
+// too, so only the regions around that filter's hits can hold one. The
+// filters change the speed, never the result.
 
 // rowNone is the peq row of every character absent from the pattern; rows
 // below it are ASCII, rows above it the pattern's non-ASCII code points.
@@ -137,17 +137,26 @@ type searcher struct {
 
 	// Results of a scan: the best distance so far (-1: none within the
 	// bound) and the end offsets of the places tied at it.
-	best int
-	ends []int
+	best  int
+	ends  []int
+	first int  // code point of the scan where the open place's first end is
+	open  bool // the last place may still grow
 
+	pieces  []piece
+	words   []pword
+	heads   [256]int32 // chains of words, by the bucket's top 8 bits
+	pmask   [16]uint64 // buckets of the pieces' words
 	runs    [filterStreams][]run
 	tbl     [utf8.RuneSelf]uint64 // the filter's first-block vectors of ASCII
+	tblWide []uint64              // and of rowNone and the wide rows
 	regions []region
 }
 
 type run struct{ first, last int } // filter hits, end byte offsets
 type region struct{ lo, hi int }   // byte range to scan exactly
 
+// stream is one of the filter's columns: its vertical deltas and score,
+// where it stands, and the part of the text whose hits it reports.
 type stream struct {
 	pv, mv          uint64
 	sc              int
@@ -164,45 +173,66 @@ func (sr *searcher) blocks(nb int) {
 }
 
 // back returns the offset n code points before byte i, not before lo.
+// Stretches of ASCII go eight bytes a step.
 func back(s string, lo, i, n int) int {
-	for ; n > 0 && i > lo; n-- {
-		if s[i-1] < utf8.RuneSelf {
-			i--
+	for n > 0 && i > lo {
+		if n >= 8 && i-8 >= lo && load64(s, i-8)&0x8080808080808080 == 0 {
+			i -= 8
+			n -= 8
 			continue
 		}
 		_, size := utf8.DecodeLastRuneInString(s[lo:i])
 		i -= size
+		n--
 	}
 	return i
 }
 
 // forth returns the offset n code points after byte i, not after hi.
 func forth(s string, hi, i, n int) int {
-	for ; n > 0 && i < hi; n-- {
-		if s[i] < utf8.RuneSelf {
-			i++
+	for n > 0 && i < hi {
+		if n >= 8 && i+8 <= hi && load64(s, i)&0x8080808080808080 == 0 {
+			i += 8
+			n -= 8
 			continue
 		}
 		_, size := utf8.DecodeRuneInString(s[i:hi])
 		i += size
+		n--
 	}
 	return i
 }
 
-// search finds the places where sr.fwd matches s[bs:be] with the least
-// distance, at most k: it sets sr.best (-1 if none) and sr.ends.
-func (sr *searcher) search(s string, bs, be, k int) {
+// search finds the places where sr.fwd (the folded quote fq) matches
+// s[bs:be] with the least distance, at most k: it sets sr.best (-1 if none)
+// and sr.ends.
+//
+// Three stages, each exact for the distances it covers. First, when the
+// quote is long enough, sampled exact pieces (pieces.go) find every match
+// within k1 < k edits, k1 = pieces−1; finding one ends the search, since
+// nothing closer exists. Otherwise the streaming filter of the first block
+// (k ≤ filterMaxK) or the plain blocked scan finds those within k.
+func (sr *searcher) search(s, fq string, bs, be, k int) {
 	sr.best = -1
 	sr.ends = sr.ends[:0]
-	if k > filterMaxK || be-bs < 8*(sr.fwd.m+k) {
+	m := sr.fwd.m
+	if np := min(k+1, m/pieceRunes); np >= 2 {
+		k1 := np - 1
+		if sr.pieceFilter(s, fq, bs, be, np, k1) {
+			for _, r := range sr.regions {
+				sr.scan(s, r.lo, r.hi, k1)
+			}
+			if sr.best >= 0 || k1 >= k {
+				return
+			}
+		}
+	}
+	if k > filterMaxK || be-bs < 8*(m+k) {
 		sr.scan(s, bs, be, k)
 		return
 	}
 	sr.filter(s, bs, be, k)
 	for _, r := range sr.regions {
-		if sr.best >= 0 {
-			k = sr.best
-		}
 		sr.scan(s, r.lo, r.hi, k)
 	}
 }
@@ -211,22 +241,29 @@ func (sr *searcher) search(s string, bs, be, k int) {
 // filter advances at once: one Myers step is a chain of dependent
 // operations, and several chains keep the processor's units busy where one
 // leaves them waiting.
-const filterStreams = 3
+const filterStreams = 2
 
-// filter runs the pattern's first block over s[bs:be] and leaves in
-// sr.regions the byte ranges that hold every match within k edits.
+// filterChunk is how many steps the streams take between checks for hits.
+const filterChunk = 32
+
+// filter runs the pattern's first min(m, 64) code points over s[bs:be] and
+// leaves in sr.regions the byte ranges that hold every match within k
+// edits.
+//
+// The first block is laid out with its last row at bit 63 (the rows above
+// it are wildcards, which keep the value 0 of the top row in a search), so
+// the score moves with bit 63 whatever the length. The streams take
+// filterChunk steps with no test but a running OR of the scores' signs; when
+// a chunk saw a score within the bound, each stream replays it from the
+// saved state and records where. Hits are rare, so the hot loop holds no
+// call and no unpredictable branch.
 func (sr *searcher) filter(s string, bs, be, k int) {
 	p := &sr.fwd
-	m, nb := p.m, p.nb
+	m := p.m
 	p0 := min(m, 64)
-	shift := uint(63)
-	if nb == 1 {
-		shift = p.shift
-	}
+	pad := uint(64 - p0)
+	sr.filterTable(pad)
 	tbl := &sr.tbl
-	for c := range utf8.RuneSelf {
-		tbl[c] = p.peq[c*nb]
-	}
 	var st [filterStreams]stream
 	for i := range st {
 		from := bs + (be-bs)*i/filterStreams
@@ -241,114 +278,69 @@ func (sr *searcher) filter(s string, bs, be, k int) {
 		sr.runs[i] = sr.runs[i][:0]
 	}
 	st[filterStreams-1].to = be
-	pv0, mv0, sc0, j0 := ^uint64(0), uint64(0), p0, st[0].start
-	pv1, mv1, sc1, j1 := ^uint64(0), uint64(0), p0, st[1].start
-	pv2, mv2, sc2, j2 := ^uint64(0), uint64(0), p0, st[2].start
-	// Lockstep in rounds of n steps, n small enough that no stream can
-	// pass its end even if every code point takes four bytes: the loop
-	// tests one counter instead of every stream's position.
+	k1 := k + 1 // sc - k1 < 0 exactly when sc ≤ k
+	pv0, mv0, sc0, j0 := ^uint64(0)<<pad, uint64(0), p0, st[0].start
+	pv1, mv1, sc1, j1 := ^uint64(0)<<pad, uint64(0), p0, st[1].start
 	for {
-		n := be
+		// Chunks small enough that no stream can pass its end even if every
+		// code point takes four bytes: the loop tests one counter.
+		n := filterChunk
 		n = min(n, (st[0].to-j0)/utf8.UTFMax)
 		n = min(n, (st[1].to-j1)/utf8.UTFMax)
-		n = min(n, (st[2].to-j2)/utf8.UTFMax)
-		if n < 16 {
+		if n < filterChunk {
 			break
 		}
-		for ; n > 0; n-- {
-			{
-				c := s[j0]
-				var eq uint64
-				if c < utf8.RuneSelf {
-					eq = tbl[c]
-					j0++
-				} else {
-					eq, j0 = sr.wideEq(s, j0)
-				}
-				xv := eq | mv0
-				xh := (((eq & pv0) + pv0) ^ pv0) | eq
-				ph := mv0 | ^(xh | pv0)
-				mh := pv0 & xh
-				sc0 += int(ph>>shift&1) - int(mh>>shift&1)
-				ph <<= 1
-				pv0 = (mh << 1) | ^(xv | ph)
-				mv0 = ph & xv
-				if sc0 <= k {
-					sr.hit(&st[0], 0, j0)
-				}
+		st[0].pv, st[0].mv, st[0].sc, st[0].start = pv0, mv0, sc0, j0
+		st[1].pv, st[1].mv, st[1].sc, st[1].start = pv1, mv1, sc1, j1
+		any := 0
+		for range filterChunk {
+			c0 := s[j0]
+			var eq0 uint64
+			if c0 < utf8.RuneSelf {
+				eq0 = tbl[c0]
+				j0++
+			} else {
+				eq0, j0 = sr.wideEq(s, j0)
 			}
-			{
-				c := s[j1]
-				var eq uint64
-				if c < utf8.RuneSelf {
-					eq = tbl[c]
-					j1++
-				} else {
-					eq, j1 = sr.wideEq(s, j1)
-				}
-				xv := eq | mv1
-				xh := (((eq & pv1) + pv1) ^ pv1) | eq
-				ph := mv1 | ^(xh | pv1)
-				mh := pv1 & xh
-				sc1 += int(ph>>shift&1) - int(mh>>shift&1)
-				ph <<= 1
-				pv1 = (mh << 1) | ^(xv | ph)
-				mv1 = ph & xv
-				if sc1 <= k {
-					sr.hit(&st[1], 1, j1)
-				}
+			xv0 := eq0 | mv0
+			xh0 := (((eq0 & pv0) + pv0) ^ pv0) | eq0
+			ph0 := mv0 | ^(xh0 | pv0)
+			mh0 := pv0 & xh0
+			sc0 += int(ph0>>63) - int(mh0>>63)
+			any |= sc0 - k1
+			ph0 <<= 1
+			pv0 = (mh0 << 1) | ^(xv0 | ph0)
+			mv0 = ph0 & xv0
+			c1 := s[j1]
+			var eq1 uint64
+			if c1 < utf8.RuneSelf {
+				eq1 = tbl[c1]
+				j1++
+			} else {
+				eq1, j1 = sr.wideEq(s, j1)
 			}
-			{
-				c := s[j2]
-				var eq uint64
-				if c < utf8.RuneSelf {
-					eq = tbl[c]
-					j2++
-				} else {
-					eq, j2 = sr.wideEq(s, j2)
-				}
-				xv := eq | mv2
-				xh := (((eq & pv2) + pv2) ^ pv2) | eq
-				ph := mv2 | ^(xh | pv2)
-				mh := pv2 & xh
-				sc2 += int(ph>>shift&1) - int(mh>>shift&1)
-				ph <<= 1
-				pv2 = (mh << 1) | ^(xv | ph)
-				mv2 = ph & xv
-				if sc2 <= k {
-					sr.hit(&st[2], 2, j2)
-				}
+			xv1 := eq1 | mv1
+			xh1 := (((eq1 & pv1) + pv1) ^ pv1) | eq1
+			ph1 := mv1 | ^(xh1 | pv1)
+			mh1 := pv1 & xh1
+			sc1 += int(ph1>>63) - int(mh1>>63)
+			any |= sc1 - k1
+			ph1 <<= 1
+			pv1 = (mh1 << 1) | ^(xv1 | ph1)
+			mv1 = ph1 & xv1
+		}
+		if any < 0 {
+			for i := range st {
+				sr.walk(&st[i], i, s, filterChunk, k)
 			}
+			pv0, mv0, sc0, j0 = st[0].pv, st[0].mv, st[0].sc, st[0].start
+			pv1, mv1, sc1, j1 = st[1].pv, st[1].mv, st[1].sc, st[1].start
 		}
 	}
 	st[0].pv, st[0].mv, st[0].sc, st[0].start = pv0, mv0, sc0, j0
 	st[1].pv, st[1].mv, st[1].sc, st[1].start = pv1, mv1, sc1, j1
-	st[2].pv, st[2].mv, st[2].sc, st[2].start = pv2, mv2, sc2, j2
-	// Finish each stream alone.
 	for i := range st {
-		t := &st[i]
-		pv, mv, sc, j := t.pv, t.mv, t.sc, t.start
-		for j < t.to {
-			c := s[j]
-			var eq uint64
-			if c < utf8.RuneSelf {
-				eq = tbl[c]
-				j++
-			} else {
-				eq, j = sr.wideEq(s, j)
-			}
-			xv := eq | mv
-			xh := (((eq & pv) + pv) ^ pv) | eq
-			ph := mv | ^(xh | pv)
-			mh := pv & xh
-			sc += int(ph>>shift&1) - int(mh>>shift&1)
-			ph <<= 1
-			pv = (mh << 1) | ^(xv | ph)
-			mv = ph & xv
-			if sc <= k {
-				sr.hit(t, i, j)
-			}
-		}
+		sr.walk(&st[i], i, s, -1, k)
 	}
 	// Hits become regions that hold every match through them: the prefix
 	// ends at a hit, so the match starts at most p0+k code points before
@@ -366,25 +358,59 @@ func (sr *searcher) filter(s string, bs, be, k int) {
 	}
 }
 
-// wideEq decodes the non-ASCII code point at s[j] and returns its first
-// block match vector and the offset after it.
-func (sr *searcher) wideEq(s string, j int) (uint64, int) {
-	r, size := utf8.DecodeRuneInString(s[j:])
-	return sr.fwd.peq[sr.fwd.row(r)*sr.fwd.nb], j + size
+// filterTable fills sr.tbl and sr.tblWide with the first block's vectors,
+// shifted up by pad wildcard rows.
+func (sr *searcher) filterTable(pad uint) {
+	p := &sr.fwd
+	wild := uint64(1)<<pad - 1
+	for c := range sr.tbl {
+		sr.tbl[c] = p.peq[c*p.nb]<<pad | wild
+	}
+	sr.tblWide = sr.tblWide[:0]
+	for i := range len(p.wide) + 1 {
+		sr.tblWide = append(sr.tblWide, p.peq[(rowNone+i)*p.nb]<<pad|wild)
+	}
 }
 
-// hit records that the first block ends within the bound at byte j of
-// stream i; hits in the stream's warm-up belong to the previous stream.
-func (sr *searcher) hit(t *stream, i, j int) {
-	if j <= t.from || j > t.to {
-		return
+// wideEq decodes the non-ASCII code point at s[j] and returns its filter
+// vector and the offset after it.
+func (sr *searcher) wideEq(s string, j int) (uint64, int) {
+	r, size := utf8.DecodeRuneInString(s[j:])
+	return sr.tblWide[sr.fwd.row(r)-rowNone], j + size
+}
+
+// walk advances stream t by n steps (to its end if n < 0), recording hits:
+// the slow twin of the filter's loop.
+func (sr *searcher) walk(t *stream, i int, s string, n, k int) {
+	pv, mv, sc, j := t.pv, t.mv, t.sc, t.start
+	for ; n != 0 && j < t.to; n-- {
+		c := s[j]
+		var eq uint64
+		if c < utf8.RuneSelf {
+			eq = sr.tbl[c]
+			j++
+		} else {
+			eq, j = sr.wideEq(s, j)
+		}
+		xv := eq | mv
+		xh := (((eq & pv) + pv) ^ pv) | eq
+		ph := mv | ^(xh | pv)
+		mh := pv & xh
+		sc += int(ph>>63) - int(mh>>63)
+		ph <<= 1
+		pv = (mh << 1) | ^(xv | ph)
+		mv = ph & xv
+		if sc <= k && j > t.from {
+			// Hits in a stream's warm-up belong to the stream before.
+			rs := sr.runs[i]
+			if n := len(rs); n > 0 && j-rs[n-1].last <= runGap {
+				rs[n-1].last = j
+			} else {
+				sr.runs[i] = append(rs, run{j, j})
+			}
+		}
 	}
-	rs := sr.runs[i]
-	if n := len(rs); n > 0 && j-rs[n-1].last <= runGap {
-		rs[n-1].last = j
-		return
-	}
-	sr.runs[i] = append(rs, run{j, j})
+	t.pv, t.mv, t.sc, t.start = pv, mv, sc, j
 }
 
 // scan runs the exact blocked search over s[bs:be], continuing sr.best and
@@ -403,24 +429,9 @@ func (sr *searcher) scan(s string, bs, be, k int) {
 	p := &sr.fwd
 	m, nb := p.m, p.nb
 	if sr.best >= 0 {
-		k = sr.best
+		k = min(k, sr.best)
 	}
-	best := sr.best
-	first, open := 0, false // code-point index of the open cluster's first end
-	report := func(j, ri, score int) {
-		if score < best || best < 0 {
-			best, k = score, score
-			sr.ends = sr.ends[:0]
-			open = false
-		}
-		if open && ri-first < m-best {
-			sr.ends[len(sr.ends)-1] = j
-		} else {
-			sr.ends = append(sr.ends, j)
-			first, open = ri, true
-		}
-	}
-	defer func() { sr.best = best }()
+	sr.open = false
 
 	// Block 0 lives in registers (pv0, mv0, sc0): most columns compute it
 	// alone. Blocks 1..y live in the slices.
@@ -466,7 +477,7 @@ func (sr *searcher) scan(s string, bs, be, k int) {
 		ri++
 		if nb == 1 {
 			if sc0 <= k {
-				report(j, ri, sc0)
+				k = sr.report(j, ri, sc0)
 			}
 			continue
 		}
@@ -475,7 +486,20 @@ func (sr *searcher) scan(s string, bs, be, k int) {
 			if b == nb-1 {
 				shift = lastShift
 			}
-			pv[b], mv[b], carry = advance(pv[b], mv[b], peq[base+b], carry, shift)
+			// advance, spelled out.
+			eq := peq[base+b]
+			pvb, mvb := pv[b], mv[b]
+			neg := uint64(carry) >> 63
+			eq |= neg
+			xv := eq | mvb
+			xh := (((eq & pvb) + pvb) ^ pvb) | eq
+			ph := mvb | ^(xh | pvb)
+			mh := pvb & xh
+			pos := uint64(-carry) >> 63
+			carry = int(ph>>shift&1) - int(mh>>shift&1)
+			ph = ph<<1 | pos
+			mh = mh<<1 | neg
+			pv[b], mv[b] = mh|^(xv|ph), ph&xv
 			sc[b] += carry
 		}
 		scy := sc0
@@ -507,26 +531,53 @@ func (sr *searcher) scan(s string, bs, be, k int) {
 			}
 		}
 		if y == nb-1 && scy <= k {
-			report(j, ri, scy)
+			k = sr.report(j, ri, scy)
 		}
 	}
+}
+
+// report records an end at byte j, code point ri of the scan, with the
+// given score (at most the bound), and returns the new bound: the best
+// distance so far, as only the best places are kept.
+func (sr *searcher) report(j, ri, score int) int {
+	if score < sr.best || sr.best < 0 {
+		sr.best = score
+		sr.ends = sr.ends[:0]
+		sr.open = false
+	}
+	if sr.open && ri-sr.first < sr.fwd.m-sr.best {
+		sr.ends[len(sr.ends)-1] = j
+	} else {
+		sr.ends = append(sr.ends, j)
+		sr.first, sr.open = ri, true
+	}
+	return sr.best
 }
 
 // start returns where the match of distance d that ends at byte e begins:
 // the smallest offset s ≥ lo with edit(pattern, s[s:e]) minimal, found by
 // running the reversed pattern backwards from e, anchored there, over at
 // most m+d code points (no match of distance d is longer).
+//
+// After j code points, rows below j+d hold values above d (a row i costs at
+// least i−j), so a block joins only when that band reaches it, started from
+// the upper bound of a column growing by one a row as in the forward scan;
+// values within d stay exact, and about half the block steps are saved.
 func (sr *searcher) start(s string, lo, e, d int) int {
 	p := &sr.rev
 	m, nb := p.m, p.nb
 	sr.blocks(nb)
-	pv, mv := sr.pv, sr.mv
-	for b := range nb {
-		pv[b], mv[b] = ^uint64(0), 0
+	pv, mv, sc := sr.pv, sr.mv, sr.score
+	lastRows := m - 64*(nb-1)
+	y := 0 // last active block
+	pv[0], mv[0] = ^uint64(0), 0
+	sc[0] = 64
+	if nb == 1 {
+		sc[0] = m
 	}
-	score, bestScore, best := m, m, e
+	bestScore, best := m, e
 	j := e
-	for n := 0; j > lo && n < m+d; n++ {
+	for n := 1; j > lo && n <= m+d; n++ {
 		var base int
 		if c := s[j-1]; c < utf8.RuneSelf {
 			base = int(c) * nb
@@ -537,32 +588,39 @@ func (sr *searcher) start(s string, lo, e, d int) int {
 			j -= size
 		}
 		carry := 1 // anchored: the top row grows by one a column
-		for b := range nb {
+		for b := 0; b <= y; b++ {
 			shift := uint(63)
 			if b == nb-1 {
 				shift = p.shift
 			}
-			// advance, spelled out with hin ≥ 0 for speed.
+			// advance, spelled out.
 			eq := p.peq[base+b]
 			pvb, mvb := pv[b], mv[b]
+			neg := uint64(carry) >> 63
+			eq |= neg
 			xv := eq | mvb
 			xh := (((eq & pvb) + pvb) ^ pvb) | eq
 			ph := mvb | ^(xh | pvb)
 			mh := pvb & xh
-			hout := int(ph>>shift&1) - int(mh>>shift&1)
-			if carry < 0 {
-				// Rare: a negative delta enters; take the general step.
-				pv[b], mv[b], carry = advance(pvb, mvb, eq, carry, shift)
-				continue
-			}
-			ph = ph<<1 | uint64(carry)
-			mh <<= 1
+			pos := uint64(-carry) >> 63
+			carry = int(ph>>shift&1) - int(mh>>shift&1)
+			ph = ph<<1 | pos
+			mh = mh<<1 | neg
 			pv[b], mv[b] = mh|^(xv|ph), ph&xv
-			carry = hout
+			sc[b] += carry
 		}
-		score += carry
-		if score <= bestScore {
-			bestScore, best = score, j
+		if y < nb-1 && 64*(y+1) < n+d {
+			y++
+			rows, shift := 64, uint(63)
+			if y == nb-1 {
+				rows, shift = lastRows, p.shift
+			}
+			var h int
+			pv[y], mv[y], h = advance(^uint64(0), 0, p.peq[base+y], carry, shift)
+			sc[y] = sc[y-1] + rows - carry + h
+		}
+		if y == nb-1 && sc[y] <= bestScore {
+			bestScore, best = sc[y], j
 		}
 	}
 	return best
