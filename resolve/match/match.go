@@ -94,6 +94,43 @@ type Index struct {
 	wsOnce, normOnce, cpOnce sync.Once
 	ws, norm                 *folded
 	cpOf                     []int32 // invalid UTF-8 only: code point at each byte, -1 inside a rune
+
+	ckOnce sync.Once
+	ck     []int // valid non-ASCII text: byte offset of every ckStride-th code point
+}
+
+// ckStride is the spacing of the code-point checkpoints that turn a window
+// in code points into a byte range without counting from the start.
+const ckStride = 256
+
+// byteOffset returns the byte offset of code point cp (clamped to the text)
+// of a valid UTF-8 text.
+func (ix *Index) byteOffset(cp int) int {
+	if cp <= 0 {
+		return 0
+	}
+	if cp >= ix.n {
+		return len(ix.text)
+	}
+	if ix.ascii {
+		return cp
+	}
+	ix.ckOnce.Do(func() {
+		ix.ck = make([]int, 0, ix.n/ckStride+1)
+		k := 0
+		for i := range ix.text {
+			if k%ckStride == 0 {
+				ix.ck = append(ix.ck, i)
+			}
+			k++
+		}
+	})
+	i := ix.ck[cp/ckStride]
+	for k := cp % ckStride; k > 0; k-- {
+		_, size := utf8.DecodeRuneInString(ix.text[i:])
+		i += size
+	}
+	return i
 }
 
 // NewIndex returns an Index of text. It costs one pass over the text; the
@@ -310,6 +347,26 @@ func (q *query) exact(quote string, qcp int) (Match, bool) {
 		return Match{}, false
 	}
 	win, all := chooser{q: q}, chooser{q: q}
+	if q.hint >= 0 && ix.valid && ix.n > q.hi-q.lo {
+		// Search the window around the hint first: with a hint, a match
+		// there wins, and the rest of a long text need not be read.
+		bs, be := ix.byteOffset(q.lo), ix.byteOffset(q.hi)
+		sc := newScanner(ix.text[bs:be], quote)
+		pos, cp := 0, q.lo
+		for {
+			i := sc.next()
+			if i < 0 {
+				break
+			}
+			cp += utf8.RuneCountInString(ix.text[bs+pos : bs+i])
+			pos = i
+			x := cand{start: cp, end: cp + qcp, fs: -1, fe: -1, ctx: -1}
+			win.add(&x)
+		}
+		if win.n > 0 {
+			return result(LevelExact, &win, &all)
+		}
+	}
 	sc := newScanner(ix.text, quote)
 	pos, cp := 0, 0
 	for {
@@ -346,6 +403,34 @@ func (q *query) exact(quote string, qcp int) (Match, bool) {
 // level finds the folded quote in a folded text.
 func (q *query) level(level Level, f *folded, fq string) (Match, bool) {
 	win, all := chooser{q: q}, chooser{q: q}
+	if q.hint >= 0 && q.ix.n > q.hi-q.lo {
+		// The window first, as for the exact level.
+		lo, hi := f.lowerByte(q.lo), f.upperByte(q.hi)
+		if lo < hi {
+			sc := newScanner(f.s[lo:hi], fq)
+			for {
+				i := sc.next()
+				if i < 0 {
+					break
+				}
+				i += lo
+				if !f.whole(i, i+len(fq)) {
+					continue
+				}
+				x := cand{fs: -1, fe: -1, ctx: -1}
+				x.start, x.end = f.span(i, i+len(fq))
+				if level == LevelNormalized {
+					x.fs, x.fe = i, i+len(fq)
+				}
+				if q.inWindow(&x) {
+					win.add(&x)
+				}
+			}
+			if win.n > 0 {
+				return result(level, &win, &all)
+			}
+		}
+	}
 	sc := newScanner(f.s, fq)
 	for {
 		i := sc.next()
