@@ -131,11 +131,12 @@ func ParsePolicy(b []byte) (*Policy, error) {
 
 func (p *Policy) allowFuzzy() bool { return p.AllowFuzzy == nil || *p.AllowFuzzy }
 
-// find returns the qualifier's values in s, lower-cased; ls is s in lower case.
-func (q *qualifier) find(s, ls string) []string {
+// find returns the qualifier's values in s, lower-cased. It allocates
+// only for what it finds: it runs on every claim and evidence span.
+func (q *qualifier) find(s string) []string {
 	var out []string
 	if q.re != nil {
-		if len(q.keywords) > 0 && !slices.ContainsFunc(q.keywords, func(k string) bool { return strings.Contains(ls, k) }) {
+		if len(q.keywords) > 0 && !slices.ContainsFunc(q.keywords, func(k string) bool { return containsFold(s, k) }) {
 			return nil
 		}
 		for _, m := range q.re.FindAllStringSubmatch(s, -1) {
@@ -148,21 +149,60 @@ func (q *qualifier) find(s, ls string) []string {
 		return out
 	}
 	// One pass over the words of the text; a value matches as whole words.
-	for i := 0; i < len(ls); {
-		if !isWordByte(ls[i]) {
+	var buf [32]byte
+	for i := 0; i < len(s); {
+		if !isWordByte(s[i]) {
 			i++
 			continue
 		}
 		j := i
-		for j < len(ls) && isWordByte(ls[j]) {
+		for j < len(s) && isWordByte(s[j]) {
 			j++
 		}
-		for _, v := range q.byFirst[ls[i:j]] {
-			if strings.HasPrefix(ls[i:], v) && (i+len(v) == len(ls) || !isWordByte(ls[i+len(v)])) && !slices.Contains(out, v) {
-				out = append(out, v)
+		if j-i <= len(buf) {
+			w := buf[:j-i]
+			for k := range w {
+				w[k] = lowerASCII(s[i+k])
+			}
+			for _, v := range q.byFirst[string(w)] { // no allocation: map lookup by converted bytes
+				if hasPrefixFold(s[i:], v) && (i+len(v) == len(s) || !isWordByte(s[i+len(v)])) && !slices.Contains(out, v) {
+					out = append(out, v)
+				}
 			}
 		}
 		i = j
 	}
 	return out
+}
+
+func lowerASCII(b byte) byte {
+	if 'A' <= b && b <= 'Z' {
+		return b + 'a' - 'A'
+	}
+	return b
+}
+
+// hasPrefixFold reports whether s starts with the lower-case ASCII
+// string p, ignoring ASCII case.
+func hasPrefixFold(s, p string) bool {
+	if len(s) < len(p) {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if lowerASCII(s[i]) != p[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// containsFold reports whether s contains the lower-case ASCII string k,
+// ignoring ASCII case.
+func containsFold(s, k string) bool {
+	for i := 0; i+len(k) <= len(s); i++ {
+		if lowerASCII(s[i]) == k[0] && hasPrefixFold(s[i:], k) {
+			return true
+		}
+	}
+	return false
 }

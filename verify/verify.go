@@ -391,10 +391,9 @@ func (c *checker) checkQualifiers(claim, evidence string) (missing, unsupported,
 	if len(c.pol.compiled) == 0 {
 		return nil, nil, nil
 	}
-	lclaim, levidence := strings.ToLower(claim), strings.ToLower(evidence)
 	for i := range c.pol.compiled {
 		q := &c.pol.compiled[i]
-		inClaim, inEvidence := q.find(claim, lclaim), q.find(evidence, levidence)
+		inClaim, inEvidence := q.find(claim), q.find(evidence)
 		switch {
 		case len(inEvidence) > 0 && len(inClaim) == 0:
 			missing = append(missing, q.name)
