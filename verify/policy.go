@@ -51,6 +51,7 @@ type qualifier struct {
 	re       *regexp.Regexp
 	values   []string            // lower case
 	byFirst  map[string][]string // values by their first word, for a one-pass scan
+	firstLen [256]uint64         // bit n of firstLen[b]: some first word starts with byte b and has n bytes
 	keywords []string            // lower case
 }
 
@@ -120,6 +121,9 @@ func ParsePolicy(b []byte) (*Policy, error) {
 			c.values = append(c.values, v)
 			first, _, _ := strings.Cut(v, " ")
 			c.byFirst[first] = append(c.byFirst[first], v)
+			if len(first) < 64 {
+				c.firstLen[first[0]] |= 1 << len(first)
+			}
 		}
 		for _, k := range q.Keywords {
 			c.keywords = append(c.keywords, strings.ToLower(k))
@@ -159,7 +163,7 @@ func (q *qualifier) find(s string) []string {
 		for j < len(s) && isWordByte(s[j]) {
 			j++
 		}
-		if j-i <= len(buf) {
+		if j-i < 64 && q.firstLen[lowerASCII(s[i])]&(1<<(j-i)) != 0 && j-i <= len(buf) {
 			w := buf[:j-i]
 			for k := range w {
 				w[k] = lowerASCII(s[i+k])
@@ -199,10 +203,26 @@ func hasPrefixFold(s, p string) bool {
 // containsFold reports whether s contains the lower-case ASCII string k,
 // ignoring ASCII case.
 func containsFold(s, k string) bool {
-	for i := 0; i+len(k) <= len(s); i++ {
-		if lowerASCII(s[i]) == k[0] && hasPrefixFold(s[i:], k) {
+	lo, up := k[0], k[0]
+	if 'a' <= lo && lo <= 'z' {
+		up = lo - 'a' + 'A'
+	}
+	for i := 0; i+len(k) <= len(s); {
+		// Jump to the next byte that can start k, either case (IndexByte is vectorized).
+		j := strings.IndexByte(s[i:], lo)
+		if up != lo {
+			if u := strings.IndexByte(s[i:], up); u >= 0 && (j < 0 || u < j) {
+				j = u
+			}
+		}
+		if j < 0 {
+			return false
+		}
+		i += j
+		if hasPrefixFold(s[i:], k) {
 			return true
 		}
+		i++
 	}
 	return false
 }
