@@ -79,6 +79,7 @@ Offsets are half-open ranges of Unicode code points into a version's canonical t
 		newVerifyCommand(o),
 		newTraceCommand(o),
 		newExtractWorkerCommand(o),
+		newServeCommand(o),
 	)
 	return root
 }

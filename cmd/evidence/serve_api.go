@@ -1,0 +1,753 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"mime"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/evidence-rag/evidence/ingest"
+	"github.com/evidence-rag/evidence/resolve"
+	"github.com/evidence-rag/evidence/resolve/match"
+	"github.com/evidence-rag/evidence/store"
+	"github.com/evidence-rag/evidence/verify"
+)
+
+// maxBatch bounds the citations of one POST /v1/resolve.
+const maxBatch = 1000
+
+type serverConfig struct {
+	tokens    *tokenSet // nil: no authentication (loopback only)
+	policy    *verify.Policy
+	maxBody   int64
+	maxUpload int64
+	errlog    io.Writer
+}
+
+// server is the HTTP service over one open store. It is the store's only
+// writer while it runs; bbolt lets its reads run beside its writes, each
+// read transaction seeing one consistent state of the store.
+type server struct {
+	serverConfig
+	db      *store.DB
+	mux     *http.ServeMux
+	metrics *serverMetrics
+	log     *log.Logger
+}
+
+type handlerFunc func(w http.ResponseWriter, r *http.Request, c *caller) error
+
+func newServer(db *store.DB, cfg serverConfig) *server {
+	if cfg.policy == nil {
+		cfg.policy = verify.DefaultPolicy()
+	}
+	if cfg.errlog == nil {
+		cfg.errlog = os.Stderr
+	}
+	s := &server{serverConfig: cfg, db: db, mux: http.NewServeMux(), log: log.New(cfg.errlog, "evidence serve: ", log.LstdFlags)}
+	s.metrics = newServerMetrics(db)
+	s.handle("GET /v1/chunks/{chunk_id}", accessRead, s.getChunk)
+	s.handle("POST /v1/resolve", accessRead, s.postResolve)
+	s.handle("GET /v1/versions/{version}/text", accessRead, s.getText)
+	s.handle("POST /v1/verify", accessRead, s.postVerify)
+	s.handle("GET /v1/documents", accessRead, s.getDocuments)
+	s.handle("POST /v1/documents", accessService, s.postDocument)
+	s.handle("DELETE /v1/documents/{id...}", accessService, s.deleteDocument)
+	s.handle("GET /v1/quarantine", accessRead, s.getQuarantine)
+	s.handle("GET /healthz", accessPublic, s.healthz)
+	s.handle("GET /metrics", accessToken, s.serveMetrics)
+	s.handle("GET /openapi.json", accessPublic, s.openAPI)
+	s.handle("GET /view/{chunk_id}", accessRead, s.viewChunk)
+	s.handle("GET /view/versions/{version}", accessRead, s.viewVersion)
+	return s
+}
+
+// routes lists the patterns served, for the OpenAPI consistency test.
+func (s *server) routes() []string { return s.metrics.routes }
+
+// handle registers a route behind authentication, panic recovery, common
+// headers and metrics. A handler's error is answered as JSON: an
+// *httpError as it says, anything else as a 500 whose detail goes to the
+// log only, since a store error may name what it read.
+func (s *server) handle(pattern string, need access, h handlerFunc) {
+	s.metrics.addRoute(pattern)
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Printf("%s %s: panic: %v", r.Method, pattern, p)
+				if !sw.wrote {
+					writeError(sw, errorf(http.StatusInternalServerError, "internal", "internal error"))
+				}
+			}
+			s.metrics.observe(pattern, sw.code(), time.Since(start))
+		}()
+		hdr := sw.Header()
+		c, herr := s.authenticate(r, need)
+		if herr != nil {
+			if herr.status == http.StatusUnauthorized {
+				hdr.Set("WWW-Authenticate", `Bearer realm="evidence"`)
+			}
+			writeError(sw, herr)
+			return
+		}
+		if err := h(sw, r, c); err != nil {
+			var he *httpError
+			if !errors.As(err, &he) {
+				s.log.Printf("%s %s: %v", r.Method, pattern, err)
+				he = errorf(http.StatusInternalServerError, "internal", "internal error")
+				if errors.Is(err, store.ErrCorrupt) {
+					he.message = "the store failed a consistency check; nothing was served"
+				}
+			}
+			if !sw.wrote {
+				writeError(sw, he)
+			}
+		}
+	})
+}
+
+// ServeHTTP dispatches, answering unknown paths and methods in JSON too.
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hdr := w.Header()
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set("Cache-Control", "no-store")
+	hdr.Set("Referrer-Policy", "no-referrer")
+	h, pattern := s.mux.Handler(r)
+	if pattern != "" {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	start := time.Now()
+	rec := &headerRecorder{header: http.Header{}}
+	h.ServeHTTP(rec, r)
+	switch rec.status {
+	case http.StatusNotFound, http.StatusMethodNotAllowed:
+		if allow := rec.header.Get("Allow"); allow != "" {
+			w.Header().Set("Allow", allow)
+		}
+		code := "not_found"
+		if rec.status == http.StatusMethodNotAllowed {
+			code = "method_not_allowed"
+		}
+		writeError(w, errorf(rec.status, code, "%s %s: %s", r.Method, r.URL.Path, strings.ToLower(http.StatusText(rec.status))))
+	default: // a redirect to the clean path
+		s.mux.ServeHTTP(w, r)
+	}
+	s.metrics.observe("unmatched", rec.status, time.Since(start))
+}
+
+// headerRecorder learns what the mux would answer an unmatched request.
+type headerRecorder struct {
+	header http.Header
+	status int
+}
+
+func (h *headerRecorder) Header() http.Header         { return h.header }
+func (h *headerRecorder) Write(b []byte) (int, error) { return len(b), nil }
+func (h *headerRecorder) WriteHeader(code int)        { h.status = code }
+
+// statusWriter remembers the status written, for metrics.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status, w.wrote = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.status, w.wrote = http.StatusOK, true
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) code() int {
+	if !w.wrote {
+		return http.StatusOK
+	}
+	return w.status
+}
+
+// jsonBuffers recycles response buffers: a resolve answers several
+// kilobytes, and allocating them anew for every request feeds the GC.
+var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	buf := jsonBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= 1<<20 {
+			buf.Reset()
+			jsonBuffers.Put(buf)
+		}
+	}()
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+func writeError(w http.ResponseWriter, e *httpError) {
+	type body struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}
+	_ = writeJSON(w, e.status, map[string]body{"error": {e.code, e.message}})
+}
+
+// readBody reads a JSON request body within the size limit.
+func (s *server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return nil, errorf(http.StatusRequestEntityTooLarge, "payload_too_large", "request body larger than %d bytes", s.maxBody)
+	case err != nil:
+		return nil, errorf(http.StatusBadRequest, "bad_request", "reading the request body: %v", err)
+	}
+	return b, nil
+}
+
+// decodeStrict decodes one JSON object, refusing unknown fields and
+// trailing data.
+func decodeStrict(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return errorf(http.StatusBadRequest, "bad_request", "malformed JSON: %v", err)
+	}
+	if dec.More() {
+		return errorf(http.StatusBadRequest, "bad_request", "malformed JSON: trailing data after the object")
+	}
+	return nil
+}
+
+// resolutionStatus maps a resolution's status to the HTTP status of a
+// single-resource answer; its JSON body says the same in its status field.
+func resolutionStatus(s resolve.Status) int {
+	switch s {
+	case resolve.StatusOK, resolve.StatusSuperseded:
+		return http.StatusOK
+	case resolve.StatusNotFound:
+		return http.StatusNotFound
+	case resolve.StatusDeleted:
+		return http.StatusGone
+	case resolve.StatusForbidden:
+		return http.StatusForbidden
+	case resolve.StatusQuarantined:
+		return http.StatusUnprocessableEntity
+	}
+	return http.StatusInternalServerError
+}
+
+// served is a resolution as the service answers it: the resolution, its
+// deep link, and where the evidence viewer shows it.
+type served struct {
+	*resolve.Cited
+	ViewerURL string `json:"viewer_url,omitempty"`
+	// Citation is the part of the chunk that offsets or a quote of a batch
+	// request named, when the chunk is served.
+	Citation *citationResult `json:"citation,omitempty"`
+}
+
+func viewerURL(c *resolve.Cited) string {
+	if c.Link == nil {
+		return ""
+	}
+	if c.ChunkID != "" {
+		return "/view/" + url.PathEscape(c.ChunkID)
+	}
+	return fmt.Sprintf("/view/versions/%s?start=%d&end=%d", c.DocumentVersion, c.Start, c.End)
+}
+
+func (s *server) getChunk(w http.ResponseWriter, r *http.Request, c *caller) error {
+	var out *resolve.Cited
+	err := s.db.View(func(tx *store.Tx) error {
+		res, err := resolve.ChunkTx(tx, r.PathValue("chunk_id"), c.principal)
+		if err != nil {
+			return err
+		}
+		out, err = resolve.Cite(tx, res)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	s.metrics.resolved(out.Status)
+	return writeJSON(w, resolutionStatus(out.Status), served{Cited: out, ViewerURL: viewerURL(out)})
+}
+
+// resolveRequest is the body of POST /v1/resolve.
+type resolveRequest struct {
+	Principal string            `json:"principal,omitempty"`
+	Citations []citationRequest `json:"citations"`
+}
+
+// citationRequest is a chunk id, optionally with the code-point offsets of
+// the cited part of the chunk and the words quoted from it.
+type citationRequest struct {
+	ChunkID     string `json:"chunk_id"`
+	Quote       string `json:"quote,omitempty"`
+	SourceStart *int   `json:"source_start,omitempty"` // half-open, code points into the canonical text
+	SourceEnd   *int   `json:"source_end,omitempty"`
+}
+
+// citationResult locates the cited part inside a served chunk.
+type citationResult struct {
+	// Match is how the part was found: a quote's level (exact, whitespace,
+	// normalized, fuzzy), "offsets" when only offsets were given, or
+	// "none" when the quote or the offsets are not in the chunk.
+	Match    string `json:"match"`
+	Distance int    `json:"distance,omitempty"` // edit distance of a fuzzy match
+	Reason   string `json:"reason,omitempty"`   // quote_not_found, quote_ambiguous, offsets_outside_chunk
+	// The part, when found: offsets in code points of the canonical text,
+	// its page and section, its text and its own deep link.
+	SourceStart int               `json:"source_start"`
+	SourceEnd   int               `json:"source_end"`
+	PageNumber  int               `json:"page_number,omitempty"`
+	PageEnd     int               `json:"page_end,omitempty"`
+	PageLabel   string            `json:"page_label,omitempty"`
+	SectionPath []string          `json:"section_path,omitempty"`
+	Text        string            `json:"text,omitempty"`
+	Link        *resolve.DeepLink `json:"link,omitempty"`
+}
+
+func (s *server) postResolve(w http.ResponseWriter, r *http.Request, c *caller) error {
+	b, err := s.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	var req resolveRequest
+	if err := decodeStrict(b, &req); err != nil {
+		return err
+	}
+	if len(req.Citations) > maxBatch {
+		return errorf(http.StatusBadRequest, "bad_request", "%d citations, at most %d", len(req.Citations), maxBatch)
+	}
+	for i, ct := range req.Citations {
+		switch {
+		case strings.TrimSpace(ct.ChunkID) == "":
+			return errorf(http.StatusBadRequest, "bad_request", "citations[%d]: missing chunk_id", i)
+		case (ct.SourceStart == nil) != (ct.SourceEnd == nil):
+			return errorf(http.StatusBadRequest, "bad_request", "citations[%d]: source_start and source_end go together", i)
+		case ct.SourceStart != nil && (*ct.SourceStart < 0 || *ct.SourceEnd < *ct.SourceStart):
+			return errorf(http.StatusBadRequest, "bad_request", "citations[%d]: offsets are negative or inverted", i)
+		case len(ct.Quote) > verify.MaxQuoteBytes:
+			return errorf(http.StatusBadRequest, "bad_request", "citations[%d]: quote longer than %d bytes", i, verify.MaxQuoteBytes)
+		}
+	}
+	principal, err := c.bodyPrincipal(req.Principal)
+	if err != nil {
+		return errorf(http.StatusForbidden, "forbidden", "%v", err)
+	}
+	results := make([]served, len(req.Citations))
+	// One read transaction: the whole batch sees one state of the store.
+	err = s.db.View(func(tx *store.Tx) error {
+		for i, ct := range req.Citations {
+			res, err := resolve.ChunkTx(tx, ct.ChunkID, principal)
+			if err != nil {
+				return err
+			}
+			cited, err := resolve.Cite(tx, res)
+			if err != nil {
+				return err
+			}
+			results[i] = served{Cited: cited, ViewerURL: viewerURL(cited)}
+			if res.Served() && (ct.Quote != "" || ct.SourceStart != nil) {
+				if results[i].Citation, err = locate(tx, res, ct); err != nil {
+					return err
+				}
+			}
+			s.metrics.resolved(res.Status)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{"results": results})
+}
+
+// locate finds the part of a served chunk that a citation names: its quote
+// (the offsets, if given, say where to look first), else its offsets.
+func locate(tx *store.Tx, r *resolve.Resolution, ct citationRequest) (*citationResult, error) {
+	start, end := 0, 0
+	out := &citationResult{Match: "offsets"}
+	switch {
+	case ct.Quote != "":
+		hint := 0
+		if ct.SourceStart != nil {
+			hint = max(0, *ct.SourceStart-r.Start)
+		}
+		m := findQuote(r.Text, ct.Quote, hint)
+		out.Match, out.Distance = string(m.Level), m.Distance
+		switch {
+		case !m.Found():
+			out.Match, out.Reason = string(match.LevelNone), "quote_not_found"
+			return out, nil
+		case m.Count > 1:
+			out.Reason = "quote_ambiguous"
+			return out, nil
+		}
+		start, end = r.Start+m.Start, r.Start+m.End
+	default:
+		start, end = *ct.SourceStart, *ct.SourceEnd
+		if start < r.Start || end > r.End {
+			out.Match, out.Reason = string(match.LevelNone), "offsets_outside_chunk"
+			return out, nil
+		}
+	}
+	sub, err := resolve.Sub(tx, r, start, end)
+	if err != nil {
+		return nil, err
+	}
+	link, err := resolve.Links(tx, sub)
+	if err != nil {
+		return nil, err
+	}
+	out.SourceStart, out.SourceEnd, out.Text, out.Link = sub.Start, sub.End, sub.Text, link
+	out.PageNumber, out.PageEnd, out.PageLabel, out.SectionPath = sub.Page, sub.PageEnd, sub.PageLabel, sub.SectionPath
+	return out, nil
+}
+
+// findQuote locates a quote in a chunk's text, an exact single occurrence
+// without building the matcher's folded index.
+func findQuote(text, quote string, hint int) match.Match {
+	if i := strings.Index(text, quote); i >= 0 && !strings.Contains(text[i+1:], quote) {
+		start := utf8.RuneCountInString(text[:i])
+		return match.Match{Level: match.LevelExact, Start: start, End: start + utf8.RuneCountInString(quote), Count: 1}
+	}
+	return match.NewIndex(text).Find(quote, match.Options{Hint: hint})
+}
+
+func (s *server) getText(w http.ResponseWriter, r *http.Request, c *caller) error {
+	version := r.PathValue("version")
+	q := r.URL.Query()
+	start, err := intParam(q, "start", 0)
+	if err != nil {
+		return err
+	}
+	end, err := intParam(q, "end", -1)
+	if err != nil {
+		return err
+	}
+	if end < 0 && store.ValidVersionID(version) {
+		err := s.db.View(func(tx *store.Tx) error {
+			if v, err := tx.Version(version); err == nil {
+				end = v.TextLen
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	out, err := resolve.RangeCited(s.db, version, start, max(end, start), c.principal)
+	if errors.Is(err, resolve.ErrInvalidRange) {
+		return errorf(http.StatusBadRequest, "bad_request", "range [%d, %d) is outside the text", start, end)
+	}
+	if err != nil {
+		return err
+	}
+	s.metrics.resolved(out.Status)
+	return writeJSON(w, resolutionStatus(out.Status), served{Cited: out, ViewerURL: viewerURL(out)})
+}
+
+func intParam(q url.Values, name string, def int) (int, error) {
+	v := q.Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, errorf(http.StatusBadRequest, "bad_request", "%s=%q: want a code-point offset, 0 or more", name, v)
+	}
+	return n, nil
+}
+
+func (s *server) postVerify(w http.ResponseWriter, r *http.Request, c *caller) error {
+	b, err := s.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	req, err := verify.ParseRequest(bytes.NewReader(b))
+	if err != nil {
+		return errorf(http.StatusBadRequest, "bad_request", "%v", err)
+	}
+	if req.Principal, err = c.bodyPrincipal(req.Principal); err != nil {
+		return errorf(http.StatusForbidden, "forbidden", "%v", err)
+	}
+	var rep *verify.Report
+	switch r.URL.Query().Get("trace") {
+	case "", "true", "1":
+		rep, err = verify.Answer(r.Context(), s.db, req, s.policy)
+	case "false", "0":
+		rep, err = verify.Check(r.Context(), s.db, req, s.policy)
+	default:
+		return errorf(http.StatusBadRequest, "bad_request", "trace=%q: want true or false", r.URL.Query().Get("trace"))
+	}
+	if err != nil {
+		return err
+	}
+	s.metrics.verified(rep)
+	return writeJSON(w, http.StatusOK, rep)
+}
+
+func (s *server) getDocuments(w http.ResponseWriter, r *http.Request, c *caller) error {
+	rows := []docSummary{}
+	failures := []*store.Failure{}
+	err := s.db.View(func(tx *store.Tx) error {
+		err := tx.ForEachDocument(func(d *store.Document) error {
+			if !c.admin && !d.Allows(c.principal) {
+				return nil
+			}
+			sum, err := summarize(tx, d)
+			if !c.admin {
+				sum.ACL = nil // other principals' names are not the caller's business
+			}
+			rows = append(rows, sum)
+			return err
+		})
+		if err != nil || !c.admin {
+			return err
+		}
+		return tx.ForEachFailure(func(f *store.Failure) error { failures = append(failures, f); return nil })
+	})
+	if err != nil {
+		return err
+	}
+	out := map[string]any{"documents": rows}
+	if c.admin {
+		out["failures"] = failures
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// postDocument ingests one uploaded document through the ingest pipeline:
+// either multipart/form-data with a "file" part (and optional fields id,
+// filename, url, acl), or the raw bytes as the body with the same names as
+// query parameters. The filename's extension picks the extractor.
+func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller) error {
+	r.Body = http.MaxBytesReader(w, r.Body, s.maxUpload)
+	fields := r.URL.Query()
+	dir, err := os.MkdirTemp("", "evidence-upload-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	tmp := filepath.Join(dir, "upload")
+	var size int64
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt == "multipart/form-data" {
+		if size, err = readMultipart(r, fields, tmp, s.maxUpload); err != nil {
+			return err
+		}
+	} else if size, err = saveBody(r.Body, tmp); err != nil {
+		return uploadError(err, s.maxUpload)
+	}
+	if size == 0 {
+		return errorf(http.StatusBadRequest, "bad_request", "empty upload")
+	}
+	name := fields.Get("filename")
+	if name == "" {
+		name = filepath.Base(fields.Get("id"))
+	}
+	if name == "" || name == "." || name == "/" || strings.ContainsAny(name, "/\\\x00") || name == ".." {
+		return errorf(http.StatusBadRequest, "bad_request", "a filename (with its extension, e.g. policy.md) is required and may not hold a path")
+	}
+	if !ingest.Supported(name) {
+		return errorf(http.StatusUnsupportedMediaType, "unsupported_media_type", "%q: unsupported file type", name)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	opts := ingest.Options{ID: fields.Get("id"), URL: fields.Get("url"), Workers: 1}
+	if opts.ID == "" {
+		opts.ID = name
+	}
+	if opts.URL == "" {
+		// Ingest would record the temporary file's path; an upload has no
+		// location a reader can open, and a URN says so.
+		opts.URL = "urn:evidence:upload:" + url.PathEscape(opts.ID)
+	}
+	for _, a := range fields["acl"] {
+		for _, p := range strings.Split(a, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				opts.ACL = append(opts.ACL, p)
+			}
+		}
+	}
+	if opts.Chunk.Size, err = intParam(fields, "chunk_size", 0); err != nil {
+		return err
+	}
+	if opts.Chunk.Overlap, err = intParam(fields, "overlap", ingest.DefaultChunkOptions.Overlap); err != nil {
+		return err
+	}
+	sum, err := ingest.Run(r.Context(), s.db, []string{path}, opts)
+	if errors.Is(err, ingest.ErrOptions) {
+		return errorf(http.StatusBadRequest, "bad_request", "%v", err)
+	}
+	if err != nil {
+		return err
+	}
+	s.metrics.ingested(sum)
+	if len(sum.Results) != 1 {
+		return fmt.Errorf("ingest of one upload gave %d results", len(sum.Results))
+	}
+	res := *sum.Results[0]
+	// The temporary path is ours, not the caller's.
+	res.Path = name
+	res.Error = strings.ReplaceAll(res.Error, path, name)
+	status := http.StatusCreated
+	switch res.Status {
+	case ingest.Unchanged:
+		status = http.StatusOK
+	case ingest.Failed:
+		status = http.StatusUnprocessableEntity
+	}
+	return writeJSON(w, status, res)
+}
+
+// readMultipart saves the "file" part to tmp and adds the other fields
+// (id, filename, url, acl, chunk_size, overlap) to fields.
+func readMultipart(r *http.Request, fields url.Values, tmp string, limit int64) (int64, error) {
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return 0, errorf(http.StatusBadRequest, "bad_request", "multipart body: %v", err)
+	}
+	var size int64 = -1
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, uploadError(err, limit)
+		}
+		name := part.FormName()
+		switch {
+		case name == "file" && size < 0:
+			if fields.Get("filename") == "" && part.FileName() != "" {
+				fields.Set("filename", filepath.Base(part.FileName()))
+			}
+			if size, err = saveBody(part, tmp); err != nil {
+				return 0, uploadError(err, limit)
+			}
+		case name == "id" || name == "filename" || name == "url" || name == "acl" || name == "chunk_size" || name == "overlap":
+			v, err := io.ReadAll(io.LimitReader(part, 4<<10))
+			if err != nil {
+				return 0, uploadError(err, limit)
+			}
+			fields.Add(name, string(v))
+		default:
+			return 0, errorf(http.StatusBadRequest, "bad_request", "multipart field %q: want file, id, filename, url, acl, chunk_size or overlap", name)
+		}
+	}
+	if size < 0 {
+		return 0, errorf(http.StatusBadRequest, "bad_request", `multipart body without a "file" part`)
+	}
+	return size, nil
+}
+
+func saveBody(r io.Reader, path string) (int64, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return 0, err
+	}
+	n, err := io.Copy(f, r)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
+}
+
+// uploadError answers a failure to read an upload: 413 past the limit
+// (which multipart may report only in words), else 400.
+func uploadError(err error, limit int64) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) || strings.Contains(err.Error(), "request body too large") {
+		return errorf(http.StatusRequestEntityTooLarge, "payload_too_large", "upload larger than %d bytes", limit)
+	}
+	return errorf(http.StatusBadRequest, "bad_request", "reading the upload: %v", err)
+}
+
+func (s *server) deleteDocument(w http.ResponseWriter, r *http.Request, c *caller) error {
+	id := r.PathValue("id")
+	deleted, err := s.db.Delete(id, r.URL.Query().Get("version"))
+	if errors.Is(err, store.ErrNotFound) {
+		return errorf(http.StatusNotFound, "not_found", "no document %q (or no such version of it)", id)
+	}
+	if err != nil {
+		return err
+	}
+	s.metrics.invalidateQuarantine()
+	return writeJSON(w, http.StatusOK, map[string]any{"document_id": id, "deleted_versions": nonNil(deleted)})
+}
+
+func (s *server) getQuarantine(w http.ResponseWriter, r *http.Request, c *caller) error {
+	q := r.URL.Query()
+	f := quarantineFilter{reason: q.Get("reason"), document: q.Get("document"), version: q.Get("version")}
+	switch q.Get("all") {
+	case "", "false", "0":
+	case "true", "1":
+		f.all = true
+	default:
+		return errorf(http.StatusBadRequest, "bad_request", "all=%q: want true or false", q.Get("all"))
+	}
+	rows := []quarantined{}
+	byReason := map[string]int{}
+	err := s.db.View(func(tx *store.Tx) error {
+		return tx.ForEachQuarantined(func(v *store.Version, ch *store.Chunk) error {
+			switch {
+			case !c.admin && !v.Allows(c.principal), // what a chunk claimed is text of the document
+				f.reason != "" && ch.Quarantine.Reason != f.reason,
+				f.document != "" && v.DocumentID != f.document,
+				f.version != "" && v.ID != f.version,
+				f.version == "" && !f.all && v.Status != store.StatusCurrent:
+				return nil
+			}
+			rows = append(rows, quarantined{ChunkID: ch.ID(), DocumentID: v.DocumentID, DocumentVersion: v.ID,
+				VersionStatus: v.Status, ExternalID: ch.ExternalID, Quarantine: *ch.Quarantine})
+			byReason[ch.Quarantine.Reason]++
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{"chunks": rows, "by_reason": byReason, "total": len(rows)})
+}
+
+func (s *server) healthz(w http.ResponseWriter, r *http.Request, c *caller) error {
+	if err := s.db.View(func(*store.Tx) error { return nil }); err != nil {
+		s.log.Printf("health: %v", err)
+		return errorf(http.StatusServiceUnavailable, "unavailable", "the store cannot be read")
+	}
+	return writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/evidence-rag/evidence/resolve"
+	"github.com/evidence-rag/evidence/store"
+)
+
+// A running `evidence serve` holds the store's write lock, so CLI read
+// commands cannot open the store beside it; with --server they ask the
+// server instead. The token comes from EVIDENCE_TOKEN, never from a flag
+// (flags show in process lists).
+
+// serverFlagHelp is the help of --server.
+const serverFlagHelp = "ask a running `evidence serve` at this URL instead of opening the store (env EVIDENCE_SERVER; token from EVIDENCE_TOKEN)"
+
+func defaultServer() string { return os.Getenv("EVIDENCE_SERVER") }
+
+// serverClient calls a running server's JSON API.
+type serverClient struct {
+	base  *url.URL
+	token string
+	http  *http.Client
+}
+
+func newServerClient(raw string) (*serverClient, error) {
+	u, err := url.Parse(strings.TrimSuffix(raw, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, usagef("--server %q: want an http:// or https:// URL", raw)
+	}
+	return &serverClient{base: u, token: os.Getenv("EVIDENCE_TOKEN"), http: &http.Client{Timeout: 30 * time.Second}}, nil
+}
+
+// get fetches path and decodes its JSON body into out when the server
+// answered with a resolution (any status); an error body becomes an error.
+func (c *serverClient) get(path, principal string, out any) error {
+	req, err := http.NewRequest(http.MethodGet, c.base.String()+path, nil)
+	if err != nil {
+		return err
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	if principal != "" {
+		req.Header.Set(principalHeader, principal)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	if err != nil {
+		return err
+	}
+	var e struct {
+		Error *struct{ Code, Message string } `json:"error"`
+	}
+	if json.Unmarshal(b, &e) == nil && e.Error != nil {
+		err := fmt.Errorf("server %s: %d %s: %s", c.base, resp.StatusCode, e.Error.Code, e.Error.Message)
+		if resp.StatusCode == http.StatusNotFound {
+			err = fmt.Errorf("%w: %v", store.ErrNotFound, err)
+		}
+		return err
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("server %s: %d: not a JSON answer: %v", c.base, resp.StatusCode, err)
+	}
+	return nil
+}
+
+// chunk resolves a chunk id through the server.
+func (c *serverClient) chunk(id, principal string) (*resolve.Cited, error) {
+	out := &resolve.Cited{Resolution: &resolve.Resolution{}}
+	if err := c.get("/v1/chunks/"+url.PathEscape(id), principal, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
