@@ -3,9 +3,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/evidence-rag/evidence/store"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -17,6 +20,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	err := cmd.Execute()
 	if err != nil {
 		fmt.Fprintln(stderr, "evidence:", err)
+		if errors.Is(err, store.ErrLocked) {
+			fmt.Fprintln(stderr, "evidence: if `evidence serve` holds this store, query it over HTTP (resolve --server URL) or stop it first")
+		}
 	}
 	return exitCode(err)
 }
