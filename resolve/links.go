@@ -317,7 +317,7 @@ func Links(tx *store.Tx, r *Resolution) (*DeepLink, error) {
 			return nil, err
 		}
 		l.Fallback = "the span starts before the first heading"
-		if i := sectionIndexAt(vi.layout, r.Start); i >= 0 {
+		if i := vi.layout.SectionIndexAt(r.Start); i >= 0 {
 			l.Fallback = "the enclosing heading has no anchor"
 			if a := vi.anchors[i]; a != "" {
 				l.Kind, l.Fragment, l.Fallback = LinkHeading, "#"+a, ""
@@ -381,26 +381,6 @@ func withFragment(u, frag string) string {
 	return base + frag
 }
 
-// sectionIndexAt returns the index of the innermost section of l that
-// contains off (as Layout.SectionAt decides), or -1.
-func sectionIndexAt(l *store.Layout, off int) int {
-	lo, hi := 0, len(l.Sections)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if l.Sections[m].Start <= off {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	for i := lo - 1; i >= 0; i-- {
-		s := &l.Sections[i]
-		if off < s.End || (s.End == s.Start && off == s.Start) {
-			return i
-		}
-	}
-	return -1
-}
 
 // versionInfo is what linking needs of one version beyond its records,
 // computed once and cached: versions never change after they are written,

@@ -202,7 +202,15 @@ func (l *Layout) PageLabel(page int) string {
 // SectionAt returns the path of the innermost section containing offset off,
 // or nil before the first heading.
 func (l *Layout) SectionAt(off int) []string {
-	var path []string
+	if i := l.SectionIndexAt(off); i >= 0 {
+		return l.Sections[i].Path
+	}
+	return nil
+}
+
+// SectionIndexAt returns the index in Sections of the innermost section
+// containing offset off, or -1 before the first heading.
+func (l *Layout) SectionIndexAt(off int) int {
 	// Sections are ordered by Start and nest; the innermost one that contains
 	// off is the last one starting at or before off whose End is after off.
 	lo, hi := 0, len(l.Sections)
@@ -217,11 +225,10 @@ func (l *Layout) SectionAt(off int) []string {
 	for i := lo - 1; i >= 0; i-- {
 		s := &l.Sections[i]
 		if off < s.End || (s.End == s.Start && off == s.Start) {
-			path = s.Path
-			break
+			return i
 		}
 	}
-	return path
+	return -1
 }
 
 // Chunk is the record of one chunk: its coordinates in the canonical text of
