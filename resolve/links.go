@@ -381,7 +381,6 @@ func withFragment(u, frag string) string {
 	return base + frag
 }
 
-
 // versionInfo is what linking needs of one version beyond its records,
 // computed once and cached: versions never change after they are written,
 // and a version id names its bytes.
