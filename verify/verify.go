@@ -227,7 +227,7 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 		er.Status, er.Match, er.Text = EvidenceOK, "", span
 		return er, span, Accept, nil
 	}
-	m := findQuote(chunkText, e.Quote, lo, c.pol.FuzzyMaxDistance)
+	m, bs, be := findQuote(chunkText, e.Quote, lo, c.pol.FuzzyMaxDistance)
 	er.Match, er.Distance = string(m.Level), m.Distance
 	if !m.Found() {
 		er.Match = string(match.LevelNone)
@@ -249,7 +249,7 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 		er.Reasons = append(er.Reasons, "quote_outside_offsets")
 		return er, "", RemoveClaim, nil
 	}
-	span := cpSlice(chunkText, m.Start, m.End)
+	span := chunkText[bs:be]
 	// A quote that matched only loosely must still carry the span's figures
 	// exactly: OCR noise is excused, a changed digit is not.
 	if m.Level != match.LevelExact {
@@ -269,12 +269,17 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 // findQuote locates a quote in a chunk. An exact quote found once is
 // placed without building the matcher's index; anything else goes through
 // the matcher's levels.
-func findQuote(chunk, quote string, hint, maxDistance int) match.Match {
+// It also returns the match's byte range in the chunk.
+func findQuote(chunk, quote string, hint, maxDistance int) (m match.Match, bs, be int) {
 	if i := strings.Index(chunk, quote); i >= 0 && !strings.Contains(chunk[i+1:], quote) {
 		start := utf8.RuneCountInString(chunk[:i])
-		return match.Match{Level: match.LevelExact, Start: start, End: start + utf8.RuneCountInString(quote), Count: 1}
+		return match.Match{Level: match.LevelExact, Start: start, End: start + utf8.RuneCountInString(quote), Count: 1}, i, i + len(quote)
 	}
-	return match.NewIndex(chunk).Find(quote, match.Options{Hint: hint, MaxDistance: maxDistance})
+	m = match.NewIndex(chunk).Find(quote, match.Options{Hint: hint, MaxDistance: maxDistance})
+	if m.Found() {
+		bs, be = cpBytes(chunk, m.Start, m.End)
+	}
+	return m, bs, be
 }
 
 // fill sets the coordinates of an evidence span from ingestion metadata.
@@ -331,6 +336,12 @@ func (stopErr) Error() string { return "stop" }
 var errStop error = stopErr{}
 
 func cpSlice(s string, start, end int) string {
+	bs, be := cpBytes(s, start, end)
+	return s[bs:be]
+}
+
+// cpBytes converts a code-point range of s to a byte range.
+func cpBytes(s string, start, end int) (int, int) {
 	bs, be, cp := -1, len(s), 0
 	for i := range s {
 		if cp == start {
@@ -345,7 +356,7 @@ func cpSlice(s string, start, end int) string {
 	if bs < 0 {
 		bs = len(s)
 	}
-	return s[bs:be]
+	return bs, be
 }
 
 // checkFigures returns the claim figures absent from the evidence, and
