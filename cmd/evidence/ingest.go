@@ -49,23 +49,7 @@ accepted, quarantined with a reason, or with --repair re-anchored with the repai
 				opts.Progress = progressBar(o)
 			}
 			sum, err := ingest.Run(context.Background(), db, args, opts)
-			if err != nil {
-				if errors.Is(err, ingest.ErrOptions) {
-					return usageError{err}
-				}
-				return err
-			}
-			if o.json {
-				if err := o.emit(sum); err != nil {
-					return err
-				}
-			} else {
-				printSummary(o, sum, time.Since(start))
-			}
-			if sum.Failed > 0 {
-				return &exitStatus{code: exitPartial, msg: fmt.Sprintf("%d of %d files failed", sum.Failed, len(sum.Results))}
-			}
-			return nil
+			return finishBatch(o, sum, err, start, "files")
 		},
 	}
 	f := cmd.Flags()
@@ -95,6 +79,29 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// finishBatch reports an ingest or rebuild summary and maps its outcome to
+// the exit code: a usage error for contradictory options, 3 when some
+// inputs failed.
+func finishBatch(o *options, sum *ingest.Summary, err error, start time.Time, noun string) error {
+	if errors.Is(err, ingest.ErrOptions) {
+		return usageError{err}
+	}
+	if err != nil {
+		return err
+	}
+	if o.json {
+		if err := o.emit(sum); err != nil {
+			return err
+		}
+	} else {
+		printSummary(o, sum, time.Since(start))
+	}
+	if sum.Failed > 0 {
+		return &exitStatus{code: exitPartial, msg: fmt.Sprintf("%d of %d %s failed", sum.Failed, len(sum.Results), noun)}
+	}
+	return nil
 }
 
 func printSummary(o *options, sum *ingest.Summary, took time.Duration) {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -28,23 +26,7 @@ With --chunks, one document gets the chunks of a new import manifest (validated 
 			defer db.Close()
 			start := time.Now()
 			sum, err := ingest.Rebuild(context.Background(), db, args, opts)
-			if errors.Is(err, ingest.ErrOptions) {
-				return usageError{err}
-			}
-			if err != nil {
-				return err
-			}
-			if o.json {
-				if err := o.emit(sum); err != nil {
-					return err
-				}
-			} else {
-				printSummary(o, sum, time.Since(start))
-			}
-			if sum.Failed > 0 {
-				return &exitStatus{code: exitPartial, msg: fmt.Sprintf("%d of %d documents failed", sum.Failed, len(sum.Results))}
-			}
-			return nil
+			return finishBatch(o, sum, err, start, "documents")
 		},
 	}
 	f := cmd.Flags()
