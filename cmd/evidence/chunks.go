@@ -158,20 +158,31 @@ exported. Every span is checked against its recorded BLAKE3 before it is written
 
 func newTextCommand(o *options) *cobra.Command {
 	var start, end int
-	var principal string
+	var principal, server string
 	cmd := &cobra.Command{
 		Use:   "text VERSION",
 		Short: "Print a version's canonical text, or the code-point range [--start, --end)",
 		Args:  argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("end") {
+				end = -1
+			}
+			if server != "" {
+				sc, err := newServerClient(server)
+				if err != nil {
+					return err
+				}
+				r, err := sc.text(args[0], start, end, principal)
+				if err != nil {
+					return err
+				}
+				return printText(o, args[0], r.Resolution)
+			}
 			db, err := o.openStore(true)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			if !cmd.Flags().Changed("end") {
-				end = -1
-			}
 			if end < 0 {
 				err = db.View(func(tx *store.Tx) error {
 					v, err := tx.Version(args[0])
@@ -188,18 +199,28 @@ func newTextCommand(o *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if o.json {
-				return o.emit(r)
-			}
-			if !r.Served() {
-				return &exitStatus{code: exitPartial, msg: "version " + args[0] + ": " + string(r.Status)}
-			}
-			_, err = fmt.Fprint(o.stdout, r.Text)
-			return err
+			return printText(o, args[0], r)
 		},
 	}
+	cmd.Flags().StringVar(&server, "server", defaultServer(), serverFlagHelp)
 	cmd.Flags().IntVar(&start, "start", 0, "first code point (inclusive)")
 	cmd.Flags().IntVar(&end, "end", -1, "last code point (exclusive); default: end of text")
 	cmd.Flags().StringVar(&principal, "principal", "", "principal reading the text, checked against the document's access list")
 	return cmd
+}
+
+func printText(o *options, version string, r *resolve.Resolution) error {
+	if o.json {
+		if err := o.emit(r); err != nil {
+			return err
+		}
+	} else if r.Served() {
+		if _, err := fmt.Fprint(o.stdout, r.Text); err != nil {
+			return err
+		}
+	}
+	if !r.Served() {
+		return &exitStatus{code: exitPartial, msg: "version " + version + ": " + string(r.Status)}
+	}
+	return nil
 }

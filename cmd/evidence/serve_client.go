@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -81,6 +82,20 @@ func (c *serverClient) get(path, principal string, out any) error {
 func (c *serverClient) chunk(id, principal string) (*resolve.Cited, error) {
 	out := &resolve.Cited{Resolution: &resolve.Resolution{}}
 	if err := c.get("/v1/chunks/"+url.PathEscape(id), principal, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// text reads a code-point range of a version through the server; end < 0
+// means the end of the text.
+func (c *serverClient) text(version string, start, end int, principal string) (*resolve.Cited, error) {
+	path := "/v1/versions/" + url.PathEscape(version) + "/text?start=" + strconv.Itoa(start)
+	if end >= 0 {
+		path += "&end=" + strconv.Itoa(end)
+	}
+	out := &resolve.Cited{Resolution: &resolve.Resolution{}}
+	if err := c.get(path, principal, out); err != nil {
 		return nil, err
 	}
 	return out, nil

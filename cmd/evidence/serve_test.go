@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -1072,6 +1073,16 @@ func TestResolveThroughServer(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "resolve", "--server", "ftp://x", id); code != exitUsage {
 		t.Errorf("bad --server: exit %d, want %d", code, exitUsage)
+	}
+	// text --server gives the same code-point range as the local command.
+	t.Setenv("EVIDENCE_TOKEN", analystToken)
+	r, err := resolve.Range(e.db, want.DocumentVersion, want.Start, want.End, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runCLI(t, "text", want.DocumentVersion, "--start", strconv.Itoa(want.Start), "--end", strconv.Itoa(want.End), "--server", e.ts.URL)
+	if code != exitOK || out != r.Text || out != want.Text {
+		t.Errorf("text --server: exit %d (%s), got %q, want %q", code, errs, out, r.Text)
 	}
 }
 
