@@ -156,17 +156,23 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 
 // statusOf names a claim's status from its strongest failed citation.
 func statusOf(evs []EvidenceReport) string {
-	rank := map[string]int{EvidenceOK: 0, EvidenceInsufficient: 1, EvidenceStale: 2, EvidenceUnresolved: 3, EvidenceForbidden: 4, EvidenceContradicts: 5}
-	status := map[string]string{EvidenceOK: Supported, EvidenceInsufficient: Unsupported, EvidenceStale: Stale,
-		EvidenceUnresolved: Unresolved, EvidenceForbidden: Forbidden, EvidenceContradicts: Contradicted}
 	worst := EvidenceOK
 	for _, e := range evs {
-		if rank[e.Status] > rank[worst] {
+		if evidenceRank[e.Status] > evidenceRank[worst] {
 			worst = e.Status
 		}
 	}
-	return status[worst]
+	return claimStatusOf[worst]
 }
+
+// evidenceRank orders evidence statuses, worst last; claimStatusOf names
+// the claim status a worst citation gives.
+var (
+	evidenceRank = map[string]int{EvidenceOK: 0, EvidenceInsufficient: 1, EvidenceStale: 2, EvidenceUnresolved: 3,
+		EvidenceForbidden: 4, EvidenceContradicts: 5}
+	claimStatusOf = map[string]string{EvidenceOK: Supported, EvidenceInsufficient: Unsupported, EvidenceStale: Stale,
+		EvidenceUnresolved: Unresolved, EvidenceForbidden: Forbidden, EvidenceContradicts: Contradicted}
+)
 
 // evidence checks one citation in the order of DESIGN §6 and returns its
 // report, the evidence span when accepted, and its disposition.
