@@ -32,14 +32,7 @@ func (x *extractor) pageLabels(root lpdf.Value, n int) []string {
 		return nil
 	}
 	var ranges []labelRange
-	seen := map[objID]bool{}
-	nodes := 0
-	var walk func(node lpdf.Value, depth int)
-	walk = func(node lpdf.Value, depth int) {
-		if depth > maxTreeDepth || nodes >= maxLabelNodes || len(ranges) >= maxLabelRanges {
-			return
-		}
-		nodes++
+	walkTree(tree, maxLabelNodes, func(node lpdf.Value) bool {
 		nums := node.Key("Nums")
 		for i := 0; i+1 < nums.Len() && len(ranges) < maxLabelRanges; i += 2 {
 			k := nums.Index(i)
@@ -56,22 +49,8 @@ func (x *extractor) pageLabels(root lpdf.Value, n int) []string {
 			}
 			ranges = append(ranges, r)
 		}
-		kids := node.Key("Kids")
-		parent := idOf(node)
-		for i := 0; i < kids.Len(); i++ {
-			kid := kids.Index(i)
-			id := idOf(kid)
-			if id != parent && id != (objID{}) {
-				if seen[id] {
-					continue
-				}
-				seen[id] = true
-			}
-			walk(kid, depth+1)
-		}
-	}
-	seen[idOf(tree)] = true
-	walk(tree, 0)
+		return len(ranges) < maxLabelRanges
+	})
 	if len(ranges) == 0 {
 		return nil
 	}

@@ -110,36 +110,14 @@ func (di *destIndex) lookup(name string) lpdf.Value {
 	if !di.loaded {
 		di.loaded = true
 		di.names = map[string]lpdf.Value{}
-		seen := map[objID]bool{}
-		nodes := 0
-		var walk func(n lpdf.Value, depth int)
-		walk = func(n lpdf.Value, depth int) {
-			if depth > maxTreeDepth || nodes >= maxNameTreeNodes || len(di.names) >= maxOutlineEntries {
-				return
-			}
-			nodes++
+		walkTree(di.root.Key("Names").Key("Dests"), maxNameTreeNodes, func(n lpdf.Value) bool {
 			names := n.Key("Names")
 			for i := 0; i+1 < names.Len(); i += 2 {
 				k := names.Index(i)
 				di.names[string(di.x.rawString(k))] = names.Index(i + 1)
 			}
-			kids := n.Key("Kids")
-			parent := idOf(n)
-			for i := 0; i < kids.Len(); i++ {
-				kid := kids.Index(i)
-				id := idOf(kid)
-				if id != parent && id != (objID{}) {
-					if seen[id] {
-						continue
-					}
-					seen[id] = true
-				}
-				walk(kid, depth+1)
-			}
-		}
-		tree := di.root.Key("Names").Key("Dests")
-		seen[idOf(tree)] = true
-		walk(tree, 0)
+			return len(di.names) < maxOutlineEntries
+		})
 	}
 	return di.names[name]
 }
