@@ -26,6 +26,7 @@ type DB struct {
 	readOnly bool
 	docs     recordCache[Document]
 	versions recordCache[Version]
+	layouts  recordCache[Layout]
 }
 
 // Open opens or creates the store at path. It checks the file before bbolt

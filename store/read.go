@@ -54,11 +54,12 @@ func (t *Tx) Layout(v *Version) (*Layout, error) {
 	if v.Status == StatusDeleted {
 		return nil, deletedErr(v)
 	}
-	b := t.tx.Bucket(bucketLayouts).Get(seqKey(v.Seq))
+	k := seqKey(v.Seq)
+	b := t.tx.Bucket(bucketLayouts).Get(k)
 	if b == nil {
 		return nil, fmt.Errorf("%w: layout of version %s is missing", ErrCorrupt, v.ID)
 	}
-	l, err := decodeLayout(b)
+	l, err := t.db.layouts.get(k, b, decodeLayout)
 	if err != nil {
 		return nil, fmt.Errorf("layout of version %s: %w", v.ID, err)
 	}

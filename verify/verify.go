@@ -229,7 +229,9 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 	}
 	if e.Quote == "" {
 		span := cpSlice(chunkText, lo, hi)
-		c.fill(&er, r, r.Start+lo, r.Start+hi)
+		if err := c.fill(&er, r, r.Start+lo, r.Start+hi); err != nil {
+			return er, "", "", err
+		}
 		er.Status, er.Match, er.Text = EvidenceOK, "", span
 		return er, span, Accept, nil
 	}
@@ -263,11 +265,15 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 			er.Status = EvidenceInsufficient
 			er.MissingFigures = miss
 			er.Reasons = append(er.Reasons, "quote_figures_differ")
-			c.fill(&er, r, r.Start+m.Start, r.Start+m.End)
+			if err := c.fill(&er, r, r.Start+m.Start, r.Start+m.End); err != nil {
+				return er, "", "", err
+			}
 			return er, "", RemoveClaim, nil
 		}
 	}
-	c.fill(&er, r, r.Start+m.Start, r.Start+m.End)
+	if err := c.fill(&er, r, r.Start+m.Start, r.Start+m.End); err != nil {
+		return er, "", "", err
+	}
 	er.Status, er.Text = EvidenceOK, span
 	return er, span, Accept, nil
 }
@@ -288,21 +294,25 @@ func findQuote(chunk, quote string, hint, maxDistance int) (m match.Match, bs, b
 	return m, bs, be
 }
 
-// fill sets the coordinates of an evidence span from ingestion metadata.
-func (c *checker) fill(er *EvidenceReport, r *resolve.Resolution, start, end int) {
+// fill sets the coordinates of an evidence span from ingestion metadata:
+// the page, label and section that contain the span's start, which may
+// differ from the chunk's when the quote sits after a page break or a
+// heading inside it.
+func (c *checker) fill(er *EvidenceReport, r *resolve.Resolution, start, end int) error {
 	er.SourceStart, er.SourceEnd = start, end
-	er.PageNumber, er.PageEnd, er.PageLabel, er.SectionPath = r.Page, r.PageEnd, r.PageLabel, r.SectionPath
-	if r.Page != r.PageEnd {
-		// The span may start on a later page than the chunk does.
-		if v, err := c.tx.Version(r.DocumentVersion); err == nil {
-			if l, err := c.tx.Layout(v); err == nil {
-				er.PageNumber = l.PageAt(start)
-				er.PageEnd = l.PageAt(max(start, end-1))
-				er.PageLabel = l.PageLabel(er.PageNumber)
-				er.SectionPath = l.SectionAt(start)
-			}
-		}
+	v, err := c.tx.Version(r.DocumentVersion)
+	if err != nil {
+		return err
 	}
+	l, err := c.tx.Layout(v)
+	if err != nil {
+		return err
+	}
+	er.PageNumber = l.PageAt(start)
+	er.PageEnd = l.PageAt(max(start, end-1))
+	er.PageLabel = l.PageLabel(er.PageNumber)
+	er.SectionPath = l.SectionAt(start)
+	return nil
 }
 
 // locate looks for a quote elsewhere in the cited version and names the
