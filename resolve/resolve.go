@@ -47,7 +47,14 @@ type Resolution struct {
 	LowConfidence   string            `json:"low_confidence,omitempty"` // why the page's text is not trusted, if so
 	Text            string            `json:"text,omitempty"`           // canonical_text[source_start:source_end]
 	Quarantine      *store.Quarantine `json:"quarantine,omitempty"`
+
+	version *store.Version // the header read, for callers in the same transaction
 }
+
+// StoredVersion returns the version header the resolution was read from, or
+// nil when none was (not found, forbidden). Callers resolving inside their
+// own transaction use it instead of reading the header again.
+func (r *Resolution) StoredVersion() *store.Version { return r.version }
 
 // Served reports whether the resolution carries text that may be shown.
 func (r *Resolution) Served() bool {
@@ -150,6 +157,7 @@ func loadVersion(tx *store.Tx, r *Resolution, versionID, principal string) (*sto
 }
 
 func (r *Resolution) fillVersion(v *store.Version, current string) {
+	r.version = v
 	r.DocumentID = v.DocumentID
 	r.DocumentVersion = v.ID
 	r.VersionStatus = v.Status

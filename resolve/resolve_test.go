@@ -1,8 +1,11 @@
 package resolve_test
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -241,5 +244,61 @@ func TestValidate(t *testing.T) {
 				t.Errorf("got %q (%v), want %q", got, q, tt.want)
 			}
 		})
+	}
+}
+
+// TestCorruptionAfterFirstReadCaught: a span already served once (so later
+// reads check it against a remembered checksum, not a full BLAKE3 hash) is
+// still refused when its bytes change on disk while the store is open.
+func TestCorruptionAfterFirstReadCaught(t *testing.T) {
+	path := t.TempDir() + "/evidence.db"
+	db, err := store.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	nv := storetest.NewVersion("doc", policy, 20)
+	put(t, db, nv)
+	id := store.ChunkID(nv.Version.ID, 1)
+	var first *resolve.Resolution
+	for range 2 {
+		if first, err = resolve.Chunk(db, id, ""); err != nil || first.Status != resolve.StatusOK {
+			t.Fatalf("undamaged chunk: got %v %v, want ok", first, err)
+		}
+	}
+
+	// Flip the case of one letter of the span wherever the file holds it
+	// (copy-on-write leaves older pages with the same bytes); the store's
+	// shared mapping sees the write.
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	span := []byte(first.Text)
+	k := slices.IndexFunc(span, func(b byte) bool { return 'a' <= b && b <= 'z' })
+	flipped := 0
+	for off := 0; ; {
+		i := bytes.Index(raw[off:], span)
+		if i < 0 {
+			break
+		}
+		if _, err := f.WriteAt([]byte{span[k] ^ 0x20}, int64(off+i+k)); err != nil {
+			t.Fatal(err)
+		}
+		off += i + len(span)
+		flipped++
+	}
+	if flipped == 0 {
+		t.Fatal("span bytes not found in the store file")
+	}
+	_, err = resolve.Chunk(db, id, "")
+	var hm *store.HashMismatchError
+	if !errors.As(err, &hm) || !errors.Is(err, store.ErrCorrupt) {
+		t.Fatalf("resolve after damage: got %v, want a hash mismatch", err)
 	}
 }

@@ -17,7 +17,8 @@ type recordCache[T any] struct {
 }
 
 type cached[T any] struct {
-	raw []byte
+	raw []byte // nil for an immutable record
+	n   int    // len(raw)
 	val *T
 }
 
@@ -27,10 +28,22 @@ const maxCached = 8192
 
 // get returns a copy of the decoded record for key whose stored bytes are raw.
 func (c *recordCache[T]) get(key, raw []byte, decode func([]byte) (*T, error)) (*T, error) {
+	return c.lookup(key, raw, decode, false)
+}
+
+// getImmutable is get for a record written once under a key never reused
+// (a version's layout, keyed by its sequence number): the stored bytes are
+// not compared, which for the layout of a long document costs more than
+// the lookup itself. Only a change of length is caught.
+func (c *recordCache[T]) getImmutable(key, raw []byte, decode func([]byte) (*T, error)) (*T, error) {
+	return c.lookup(key, raw, decode, true)
+}
+
+func (c *recordCache[T]) lookup(key, raw []byte, decode func([]byte) (*T, error), immutable bool) (*T, error) {
 	c.mu.RLock()
 	e, ok := c.m[string(key)]
 	c.mu.RUnlock()
-	if ok && bytes.Equal(e.raw, raw) {
+	if ok && e.n == len(raw) && (immutable || bytes.Equal(e.raw, raw)) {
 		v := *e.val // callers own the struct; its strings and slices are shared and read-only
 		return &v, nil
 	}
@@ -42,7 +55,11 @@ func (c *recordCache[T]) get(key, raw []byte, decode func([]byte) (*T, error)) (
 	if c.m == nil || len(c.m) >= maxCached {
 		c.m = make(map[string]cached[T])
 	}
-	c.m[string(key)] = cached[T]{raw: bytes.Clone(raw), val: val}
+	e = cached[T]{n: len(raw), val: val}
+	if !immutable {
+		e.raw = bytes.Clone(raw)
+	}
+	c.m[string(key)] = e
 	c.mu.Unlock()
 	v := *val
 	return &v, nil

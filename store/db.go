@@ -27,6 +27,7 @@ type DB struct {
 	docs     recordCache[Document]
 	versions recordCache[Version]
 	layouts  recordCache[Layout]
+	spans    spanChecks
 }
 
 // Open opens or creates the store at path. It checks the file before bbolt

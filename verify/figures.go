@@ -70,7 +70,7 @@ func Figures(s string) []Figure {
 	if !strings.ContainsAny(s, "0123456789") {
 		return nil
 	}
-	var out []Figure
+	out := make([]Figure, 0, 8)
 	for i := 0; i < len(s); {
 		r, size := rune(s[i]), 1
 		if r >= utf8.RuneSelf {
@@ -126,11 +126,18 @@ func Figures(s string) []Figure {
 	return out
 }
 
-func isDigit(r rune) bool { return '0' <= r && r <= '9' }
-func isUpper(r rune) bool { return 'A' <= r && r <= 'Z' }
-func isWordByte(b byte) bool {
-	return b == '_' || b >= 0x80 || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9'
-}
+func isDigit(r rune) bool    { return '0' <= r && r <= '9' }
+func isUpper(r rune) bool    { return 'A' <= r && r <= 'Z' }
+func isWordByte(b byte) bool { return wordBytes[b] }
+
+// wordBytes: letters, digits, '_' and every byte of a multi-byte code point.
+// A table, not comparisons: the scanners ask it for every byte of a text.
+var wordBytes = func() (t [256]bool) {
+	for b := range 256 {
+		t[b] = b == '_' || b >= 0x80 || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9'
+	}
+	return t
+}()
 
 func wordStart(s string, i int) bool { return i == 0 || !isWordByte(s[i-1]) }
 
@@ -341,12 +348,12 @@ func decimal(s string, i int) (string, int, bool) {
 	if i >= len(s) || !isDigit(rune(s[i])) {
 		return "", 0, false
 	}
-	var b strings.Builder
 	j := i
 	for j < len(s) && isDigit(rune(s[j])) {
-		b.WriteByte(s[j])
 		j++
 	}
+	intPart := s[i:j]
+	var grouped []byte // the digits, once a thousands separator joins groups
 	for {
 		sep := 0
 		switch {
@@ -358,8 +365,14 @@ func decimal(s string, i int) (string, int, bool) {
 		if sep == 0 || !digitsAt(s, j+sep, 3) || (j+sep+3 < len(s) && isDigit(rune(s[j+sep+3]))) || (j+sep+3 < len(s) && isWordByte(s[j+sep+3])) {
 			break
 		}
-		b.WriteString(s[j+sep : j+sep+3])
+		if grouped == nil {
+			grouped = append(make([]byte, 0, 24), intPart...)
+		}
+		grouped = append(grouped, s[j+sep:j+sep+3]...)
 		j += sep + 3
+	}
+	if grouped != nil {
+		intPart = string(grouped)
 	}
 	frac := ""
 	if j+1 < len(s) && (s[j] == '.' || s[j] == ',') && isDigit(rune(s[j+1])) {
@@ -369,7 +382,7 @@ func decimal(s string, i int) (string, int, bool) {
 		}
 		frac, j = s[j+1:k], k
 	}
-	return canonical(b.String(), frac), j, true
+	return canonical(intPart, frac), j, true
 }
 
 // canonical joins integer and fraction digits without leading or trailing zeros.

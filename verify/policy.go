@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
-	"slices"
-	"strings"
 )
 
 // Policy holds the rules that vary by domain, as data (DESIGN §6).
@@ -29,6 +26,7 @@ type Policy struct {
 	Qualifiers []Qualifier `json:"qualifiers"`
 
 	compiled []qualifier
+	words    wordScanner
 }
 
 // Qualifier names a kind of scope (effective date, jurisdiction, product,
@@ -40,19 +38,11 @@ type Qualifier struct {
 	Name    string   `json:"name"`
 	Pattern string   `json:"pattern,omitempty"` // RE2; the first group, else the match, is the value
 	Values  []string `json:"values,omitempty"`  // matched as whole words, case-insensitively
-	// Keywords, when set, gate the pattern: it runs only on a text holding
-	// one of them in lower, Title or UPPER case, which keeps regular expressions off
-	// the hot path of texts that cannot match.
+	// Keywords, when set, gate the pattern: it runs only on a text where a
+	// word starts with one of them, ignoring case, which keeps regular
+	// expressions off the hot path of texts that cannot match. A pattern
+	// that can match inside a word should not be gated.
 	Keywords []string `json:"keywords,omitempty"`
-}
-
-type qualifier struct {
-	name     string
-	re       *regexp.Regexp
-	values   []string            // lower case
-	byFirst  map[string][]string // values by their first word, for a one-pass scan
-	firstLen [256]uint64         // bit n of firstLen[b]: some first word starts with byte b and has n bytes
-	keywords []string            // each in lower, Title and UPPER case
 }
 
 //go:embed default-policy.json
@@ -103,105 +93,11 @@ func ParsePolicy(b []byte) (*Policy, error) {
 	default:
 		return nil, fmt.Errorf("%w: superseded %q: want accept, review or block", ErrPolicy, p.Superseded)
 	}
-	for _, q := range p.Qualifiers {
-		c := qualifier{name: q.Name}
-		if q.Name == "" || (q.Pattern == "") == (len(q.Values) == 0) {
-			return nil, fmt.Errorf("%w: qualifier %q needs a name and either a pattern or values", ErrPolicy, q.Name)
-		}
-		if q.Pattern != "" {
-			re, err := regexp.Compile(q.Pattern)
-			if err != nil {
-				return nil, fmt.Errorf("%w: qualifier %q: %v", ErrPolicy, q.Name, err)
-			}
-			c.re = re
-		}
-		c.byFirst = map[string][]string{}
-		for _, v := range q.Values {
-			v = strings.Join(strings.Fields(strings.ToLower(v)), " ")
-			c.values = append(c.values, v)
-			first, _, _ := strings.Cut(v, " ")
-			c.byFirst[first] = append(c.byFirst[first], v)
-			if len(first) < 64 {
-				c.firstLen[first[0]] |= 1 << len(first)
-			}
-		}
-		for _, k := range q.Keywords {
-			k = strings.ToLower(k)
-			if k == "" {
-				continue
-			}
-			c.keywords = append(c.keywords, k, strings.ToUpper(k[:1])+k[1:], strings.ToUpper(k))
-		}
-		p.compiled = append(p.compiled, c)
+	var err error
+	if p.compiled, p.words, err = compileQualifiers(p.Qualifiers); err != nil {
+		return nil, err
 	}
 	return &p, nil
 }
 
 func (p *Policy) allowFuzzy() bool { return p.AllowFuzzy == nil || *p.AllowFuzzy }
-
-// find returns the qualifier's values in s, lower-cased. It allocates
-// only for what it finds: it runs on every claim and evidence span.
-func (q *qualifier) find(s string) []string {
-	var out []string
-	if q.re != nil {
-		// Keywords gate the pattern in lower, Title or UPPER case: vectorized
-		// searches, cheaper than folding the text.
-		if len(q.keywords) > 0 && !slices.ContainsFunc(q.keywords, func(k string) bool { return strings.Contains(s, k) }) {
-			return nil
-		}
-		for _, m := range q.re.FindAllStringSubmatch(s, -1) {
-			v := m[0]
-			if len(m) > 1 && m[1] != "" {
-				v = m[1]
-			}
-			out = append(out, strings.ToLower(strings.Join(strings.Fields(v), " ")))
-		}
-		return out
-	}
-	// One pass over the words of the text; a value matches as whole words.
-	var buf [32]byte
-	for i := 0; i < len(s); {
-		if !isWordByte(s[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && isWordByte(s[j]) {
-			j++
-		}
-		if j-i < 64 && q.firstLen[lowerASCII(s[i])]&(1<<(j-i)) != 0 && j-i <= len(buf) {
-			w := buf[:j-i]
-			for k := range w {
-				w[k] = lowerASCII(s[i+k])
-			}
-			for _, v := range q.byFirst[string(w)] { // no allocation: map lookup by converted bytes
-				if hasPrefixFold(s[i:], v) && (i+len(v) == len(s) || !isWordByte(s[i+len(v)])) && !slices.Contains(out, v) {
-					out = append(out, v)
-				}
-			}
-		}
-		i = j
-	}
-	return out
-}
-
-func lowerASCII(b byte) byte {
-	if 'A' <= b && b <= 'Z' {
-		return b + 'a' - 'A'
-	}
-	return b
-}
-
-// hasPrefixFold reports whether s starts with the lower-case ASCII
-// string p, ignoring ASCII case.
-func hasPrefixFold(s, p string) bool {
-	if len(s) < len(p) {
-		return false
-	}
-	for i := 0; i < len(p); i++ {
-		if lowerASCII(s[i]) != p[i] {
-			return false
-		}
-	}
-	return true
-}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/evidence-rag/evidence/resolve"
 	"github.com/evidence-rag/evidence/resolve/match"
@@ -56,6 +55,24 @@ type checker struct {
 	req       *Request
 	pol       *Policy
 	retrieved map[string]bool
+	layouts   []*store.Layout // read in this request, by version
+	layoutOf  []uint64        // their version sequences
+}
+
+// layout returns a version's layout, read once per request: an answer's
+// claims often cite chunks of the same version.
+func (c *checker) layout(v *store.Version) (*store.Layout, error) {
+	if i := slices.Index(c.layoutOf, v.Seq); i >= 0 {
+		return c.layouts[i], nil
+	}
+	l, err := c.tx.Layout(v)
+	if err != nil {
+		return nil, err
+	}
+	if len(c.layoutOf) < 32 { // a linear scan stays cheap
+		c.layouts, c.layoutOf = append(c.layouts, l), append(c.layoutOf, v.Seq)
+	}
+	return l, nil
 }
 
 // accepted is one citation that resolved and whose quote matched: the
@@ -283,9 +300,9 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 // the matcher's levels.
 // It also returns the match's byte range in the chunk.
 func findQuote(chunk, quote string, hint, maxDistance int) (m match.Match, bs, be int) {
-	if i := strings.Index(chunk, quote); i >= 0 && !strings.Contains(chunk[i+1:], quote) {
-		start := utf8.RuneCountInString(chunk[:i])
-		return match.Match{Level: match.LevelExact, Start: start, End: start + utf8.RuneCountInString(quote), Count: 1}, i, i + len(quote)
+	if i, again := match.Occurs(chunk, quote); i >= 0 && !again {
+		start := match.CodePoints(chunk[:i])
+		return match.Match{Level: match.LevelExact, Start: start, End: start + match.CodePoints(quote), Count: 1}, i, i + len(quote)
 	}
 	m = match.NewIndex(chunk).Find(quote, match.Options{Hint: hint, MaxDistance: maxDistance})
 	if m.Found() {
@@ -300,11 +317,7 @@ func findQuote(chunk, quote string, hint, maxDistance int) (m match.Match, bs, b
 // heading inside it.
 func (c *checker) fill(er *EvidenceReport, r *resolve.Resolution, start, end int) error {
 	er.SourceStart, er.SourceEnd = start, end
-	v, err := c.tx.Version(r.DocumentVersion)
-	if err != nil {
-		return err
-	}
-	l, err := c.tx.Layout(v)
+	l, err := c.layout(r.StoredVersion())
 	if err != nil {
 		return err
 	}
@@ -379,26 +392,59 @@ func cpBytes(s string, start, end int) (int, int) {
 // whether one of them is contradicted: the evidence holds a figure of the
 // same kind that equals no figure of the claim (DESIGN §5).
 func checkFigures(claim, evidence []Figure) (missing []Figure, contradicted bool) {
-	have := make(map[string]bool, len(evidence))
-	for _, f := range evidence {
-		have[f.key()] = true
-	}
-	claimed := make(map[string]bool, len(claim))
-	for _, f := range claim {
-		claimed[f.key()] = true
-	}
-	for _, f := range claim {
-		if have[f.key()] || slices.ContainsFunc(missing, func(m Figure) bool { return m.key() == f.key() }) {
+	inEvidence, inClaim := figureSet(evidence), figureSet(claim)
+	for i, f := range claim {
+		// An earlier equal figure of the claim has been judged already.
+		if inEvidence(f) || earlierFigure(claim, i) {
 			continue
 		}
 		missing = append(missing, f)
+		if f.Kind == "number" {
+			continue
+		}
 		for _, e := range evidence {
-			if e.Kind == f.Kind && !claimed[e.key()] && f.Kind != "number" {
+			if e.Kind == f.Kind && !inClaim(e) {
 				contradicted = true
+				break
 			}
 		}
 	}
 	return missing, contradicted
+}
+
+// earlierFigure reports whether claim[i] equals an earlier figure; past
+// the first few it checks only the ones just before, which keeps a hostile
+// claim of thousands of figures linear at the cost of a repeated entry in
+// missing_figures.
+func earlierFigure(claim []Figure, i int) bool {
+	return hasFigure(claim[max(0, i-smallFigures):i], claim[i])
+}
+
+// smallFigures is how many figures a linear scan handles; a claim holds a
+// few, and only a hostile request brings thousands.
+const smallFigures = 32
+
+// figureSet returns a membership test by kind and value, allocating only
+// for sets too large to scan.
+func figureSet(figs []Figure) func(Figure) bool {
+	if len(figs) <= smallFigures {
+		return func(f Figure) bool { return hasFigure(figs, f) }
+	}
+	type key struct{ kind, value string }
+	set := make(map[key]bool, len(figs))
+	for _, g := range figs {
+		set[key{g.Kind, g.Value}] = true
+	}
+	return func(f Figure) bool { return set[key{f.Kind, f.Value}] }
+}
+
+func hasFigure(figs []Figure, f Figure) bool {
+	for _, g := range figs {
+		if g.Value == f.Value && g.Kind == f.Kind {
+			return true
+		}
+	}
+	return false
 }
 
 // changedValues returns the quote's figures whose value is not among the
@@ -418,9 +464,14 @@ func (c *checker) checkQualifiers(claim, evidence string) (missing, unsupported,
 	if len(c.pol.compiled) == 0 {
 		return nil, nil, nil
 	}
+	var listed [16]found
+	claimGates, claimListed := c.pol.words.scan(claim, listed[:0])
+	evidenceGates, evidenceListed := c.pol.words.scan(evidence, claimListed[len(claimListed):])
 	for i := range c.pol.compiled {
 		q := &c.pol.compiled[i]
-		inClaim, inEvidence := q.find(claim), q.find(evidence)
+		var a, b [4]string
+		inClaim := q.find(i, claim, claimGates, claimListed, a[:0])
+		inEvidence := q.find(i, evidence, evidenceGates, evidenceListed, b[:0])
 		switch {
 		case len(inEvidence) > 0 && len(inClaim) == 0:
 			missing = append(missing, q.name)

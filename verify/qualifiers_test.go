@@ -1,0 +1,50 @@
+package verify
+
+import (
+	"errors"
+	"slices"
+	"testing"
+)
+
+func TestQualifiers(t *testing.T) {
+	pol, err := ParsePolicy([]byte(`{"qualifiers": [
+		{"name": "jurisdiction", "values": ["European Union", "EU", "New York"]},
+		{"name": "version", "pattern": "(?i)\\bversion (\\d+)", "keywords": ["version"]},
+		{"name": "straße", "pattern": "(?i)straße (\\d+)", "keywords": ["Straße"]},
+		{"name": "ungated", "pattern": "article (\\d+)"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := checker{pol: pol}
+	tests := []struct {
+		claim, evidence                    string
+		missing, unsupported, contradicted []string
+	}{
+		{"Applies in the EU under Version 3.", "In the eu, VERSION 3 applies.", nil, nil, nil},
+		{"Applies in New York.", "Applies in new  york.", nil, []string{"jurisdiction"}, nil}, // values are single-spaced words
+		{"Applies in New York.", "Applies in New Yorkshire.", nil, []string{"jurisdiction"}, nil},
+		{"Applies.", "Applies in the European Union.", []string{"jurisdiction"}, nil, nil},
+		{"Applies in the EU.", "Applies in New York.", nil, nil, []string{"jurisdiction"}},
+		{"See version 2.", "See version 3.", nil, nil, []string{"version"}},
+		{"See subversion 2.", "See version 2.", []string{"version"}, nil, nil}, // gated: no keyword starts a word of the claim
+		{"See STRASSE 4.", "See STRASSE 4.", nil, nil, nil},
+		{"See STRAßE 4.", "See straße 5.", nil, nil, []string{"straße"}}, // non-ASCII keyword, case folded
+		{"See article 4.", "See article 5.", nil, nil, []string{"ungated"}},
+	}
+	for _, tt := range tests {
+		m, u, x := c.checkQualifiers(tt.claim, tt.evidence)
+		if !slices.Equal(m, tt.missing) || !slices.Equal(u, tt.unsupported) || !slices.Equal(x, tt.contradicted) {
+			t.Errorf("%q vs %q: got missing %v unsupported %v contradicted %v, want %v %v %v",
+				tt.claim, tt.evidence, m, u, x, tt.missing, tt.unsupported, tt.contradicted)
+		}
+	}
+	for _, bad := range []string{
+		`{"qualifiers": [{"name": "j", "values": ["  "]}]}`,
+		`{"qualifiers": [{"name": "j", "pattern": "("}]}`,
+		`{"qualifiers": [{"name": "", "values": ["x"]}]}`,
+	} {
+		if _, err := ParsePolicy([]byte(bad)); !errors.Is(err, ErrPolicy) {
+			t.Errorf("%s: got %v, want ErrPolicy", bad, err)
+		}
+	}
+}
