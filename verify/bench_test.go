@@ -2,6 +2,7 @@ package verify_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -160,5 +161,22 @@ func BenchmarkVerifyFuzzyChunkSize(b *testing.B) {
 			}
 			b.ReportMetric(float64(len(req.Claims))*float64(b.N)/b.Elapsed().Seconds(), "claims/s")
 		})
+	}
+}
+
+// BenchmarkDecodeRequest: reading the JSON of a 10-claim request with
+// 200-code-point quotes, the first step of every POST /v1/verify.
+func BenchmarkDecodeRequest(b *testing.B) {
+	_, ids, texts := benchStore(b, 4, 64<<10, ingest.DefaultChunkOptions.Size)
+	body, err := json.Marshal(claimsFor(ids, texts, 10, quote200))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := verify.DecodeRequest(body); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -2,9 +2,9 @@ package verify
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
+	json "github.com/segmentio/encoding/json"
 	"io"
 	"strings"
 )
@@ -61,16 +61,20 @@ func ParseRequest(r io.Reader) (*Request, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrRequest, err)
 	}
+	return DecodeRequest(b)
+}
+
+// DecodeRequest is ParseRequest for a request already read.
+func DecodeRequest(b []byte) (*Request, error) {
 	if len(b) > MaxRequestBytes {
 		return nil, fmt.Errorf("%w: larger than %d bytes", ErrRequest, MaxRequestBytes)
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var req Request
-	if err := dec.Decode(&req); err != nil {
+	rest, err := json.Parse(b, &req, json.DisallowUnknownFields)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrRequest, err)
 	}
-	if dec.More() {
+	if len(bytes.Trim(rest, " \t\r\n")) > 0 { // JSON whitespace only
 		return nil, fmt.Errorf("%w: trailing data after the request object", ErrRequest)
 	}
 	return &req, req.Validate()
@@ -96,18 +100,18 @@ func (req *Request) Validate() error {
 		seen[c.ClaimID] = true
 		citations += len(c.Evidence)
 		for j, e := range c.Evidence {
-			where := fmt.Sprintf("claim %q evidence[%d]", c.ClaimID, j)
+			where := func() string { return fmt.Sprintf("claim %q evidence[%d]", c.ClaimID, j) }
 			if strings.TrimSpace(e.ChunkID) == "" {
-				return bad("%s: missing chunk_id", where)
+				return bad("%s: missing chunk_id", where())
 			}
 			if len(e.Quote) > MaxQuoteBytes {
-				return bad("%s: quote of %d bytes, at most %d", where, len(e.Quote), MaxQuoteBytes)
+				return bad("%s: quote of %d bytes, at most %d", where(), len(e.Quote), MaxQuoteBytes)
 			}
 			if (e.SourceStart == nil) != (e.SourceEnd == nil) {
-				return bad("%s: source_start and source_end go together", where)
+				return bad("%s: source_start and source_end go together", where())
 			}
 			if e.SourceStart != nil && (*e.SourceStart < 0 || *e.SourceEnd < *e.SourceStart) {
-				return bad("%s: offsets [%d, %d) are negative or inverted", where, *e.SourceStart, *e.SourceEnd)
+				return bad("%s: offsets [%d, %d) are negative or inverted", where(), *e.SourceStart, *e.SourceEnd)
 			}
 		}
 	}

@@ -1,7 +1,9 @@
 package verify
 
 import (
+	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -21,6 +23,8 @@ func TestParseRequestBadInput(t *testing.T) {
 		"inverted offsets": `{"claims":[{"claim_id":"c","evidence":[{"chunk_id":"a-0","source_start":9,"source_end":3}]}]}`,
 		"half offsets":     `{"claims":[{"claim_id":"c","evidence":[{"chunk_id":"a-0","source_start":1}]}]}`,
 		"trailing data":    ok + ` {}`,
+		"trailing brace":   `{} }`,
+		"trailing NBSP":    ok + "\u00a0",
 		"huge quote":       `{"claims":[{"claim_id":"c","evidence":[{"chunk_id":"a-0","quote":"` + strings.Repeat("x", MaxQuoteBytes+1) + `"}]}]}`,
 		"wrong type":       `{"claims":"none"}`,
 	}
@@ -56,8 +60,28 @@ func itoa(i int) string {
 
 func FuzzParseRequest(f *testing.F) {
 	f.Add(`{"request_id":"r","principal":"p","retrieved":["a-0"],"answer":"x [a-0].","claims":[{"claim_id":"c1","text":"x","evidence":[{"chunk_id":"a-0","quote":"q","source_start":1,"source_end":2}]}]}`)
+	f.Add(`{"claims":[{"claim_id":"c","text":"caf\u00e9 \ud800 \xff","evidence":[]}]}`)
+	f.Add(`{"Request_ID":"r","claims":null}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		req, err := ParseRequest(strings.NewReader(in))
+		// The decoder is segmentio's, for speed; it must read what
+		// encoding/json reads, strictly, the same way.
+		var want Request
+		dec := json.NewDecoder(strings.NewReader(in))
+		dec.DisallowUnknownFields()
+		stdErr := dec.Decode(&want)
+		if stdErr == nil && strings.Trim(in[dec.InputOffset():], " \t\r\n") != "" {
+			stdErr = errors.New("trailing data")
+		}
+		if stdErr == nil {
+			stdErr = want.Validate()
+		}
+		if (err == nil) != (stdErr == nil) {
+			t.Fatalf("ParseRequest error %v, encoding/json %v", err, stdErr)
+		}
+		if err == nil && !reflect.DeepEqual(*req, want) {
+			t.Fatalf("ParseRequest read %+v, encoding/json %+v", *req, want)
+		}
 		if err != nil {
 			if !errors.Is(err, ErrRequest) {
 				t.Fatalf("error %v is not ErrRequest", err)

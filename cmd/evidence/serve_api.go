@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	segjson "github.com/segmentio/encoding/json"
 	"io"
 	"log"
 	"mime"
@@ -222,7 +223,21 @@ func writeError(w http.ResponseWriter, e *httpError) {
 
 // readBody reads a JSON request body within the size limit.
 func (s *server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	body := http.MaxBytesReader(w, r.Body, s.maxBody)
+	var b []byte
+	var err error
+	if n := r.ContentLength; n > 0 && n <= s.maxBody {
+		// Sized once: io.ReadAll would grow the buffer by doubling.
+		b = make([]byte, n)
+		if _, err = io.ReadFull(body, b); err == nil {
+			var one [1]byte
+			if k, _ := body.Read(one[:]); k > 0 {
+				err = fmt.Errorf("body longer than its Content-Length")
+			}
+		}
+	} else {
+		b, err = io.ReadAll(body)
+	}
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
@@ -236,12 +251,11 @@ func (s *server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 // decodeStrict decodes one JSON object, refusing unknown fields and
 // trailing data.
 func decodeStrict(b []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	rest, err := segjson.Parse(b, v, segjson.DisallowUnknownFields)
+	if err != nil {
 		return errorf(http.StatusBadRequest, "bad_request", "malformed JSON: %v", err)
 	}
-	if dec.More() {
+	if len(bytes.Trim(rest, " \t\r\n")) > 0 {
 		return errorf(http.StatusBadRequest, "bad_request", "malformed JSON: trailing data after the object")
 	}
 	return nil
@@ -495,7 +509,7 @@ func (s *server) postVerify(w http.ResponseWriter, r *http.Request, c *caller) e
 	if err != nil {
 		return err
 	}
-	req, err := verify.ParseRequest(bytes.NewReader(b))
+	req, err := verify.DecodeRequest(b)
 	if err != nil {
 		return errorf(http.StatusBadRequest, "bad_request", "%v", err)
 	}

@@ -522,6 +522,7 @@ func TestServeVerify(t *testing.T) {
 		{"unknown field", `{"request_id": "x", "claims": [], "colour": 1}`, 400},
 		{"missing claim id", `{"request_id": "x", "claims": [{"text": "t", "evidence": []}]}`, 400},
 		{"trailing data", `{"request_id": "x", "claims": []} {}`, 400},
+		{"trailing brace", `{"request_id": "x", "claims": []} }`, 400},
 		{"oversized", `{"request_id": "` + strings.Repeat("x", 70<<10) + `", "claims": []}`, 413},
 	} {
 		r := e.do(request{method: "POST", path: "/v1/verify", token: analystToken, body: []byte(tt.body)})
@@ -719,6 +720,7 @@ func TestServeMalformed(t *testing.T) {
 		{"malformed JSON", request{method: "POST", path: "/v1/resolve", body: []byte(`{"citations": [{"chunk_id": `)}, 400, "bad_request"},
 		{"unknown field", request{method: "POST", path: "/v1/resolve", body: []byte(`{"citations": [], "x": 1}`)}, 400, "bad_request"},
 		{"not an object", request{method: "POST", path: "/v1/resolve", body: []byte(`[1, 2]`)}, 400, "bad_request"},
+		{"trailing brace", request{method: "POST", path: "/v1/resolve", body: []byte(`{"citations": []} }`)}, 400, "bad_request"},
 		{"missing chunk id", request{method: "POST", path: "/v1/resolve", body: []byte(`{"citations": [{"quote": "x"}]}`)}, 400, "bad_request"},
 		{"half an offset pair", request{method: "POST", path: "/v1/resolve", body: []byte(`{"citations": [{"chunk_id": "x", "source_start": 3}]}`)}, 400, "bad_request"},
 		{"inverted offsets", request{method: "POST", path: "/v1/resolve", body: []byte(`{"citations": [{"chunk_id": "x", "source_start": 9, "source_end": 3}]}`)}, 400, "bad_request"},
