@@ -65,19 +65,23 @@ var scales = map[string]int{"thousand": 3, "k": 3, "million": 6, "m": 6, "mn": 6
 // Figures extracts the figures of s in order. The number rules are those of
 // DESIGN §5: a comma or space followed by exactly three digits and a word
 // boundary separates thousands; any other comma is a decimal comma.
-func Figures(s string) []Figure {
-	// Every figure holds a digit; most sentences of prose hold none.
-	if !strings.ContainsAny(s, "0123456789") {
-		return nil
-	}
-	out := make([]Figure, 0, 8)
+func Figures(s string) []Figure { return appendFigures(nil, s) }
+
+// appendFigures appends the figures of s to out: the verifier reuses one
+// buffer for all the claims of a request.
+func appendFigures(out []Figure, s string) []Figure {
 	for i := 0; i < len(s); {
+		// Skip to a byte that can start a figure: a digit, a capital, '$'
+		// or a multi-byte code point (a currency sign).
+		for i < len(s) && !figureStart[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		r, size := rune(s[i]), 1
 		if r >= utf8.RuneSelf {
 			r, size = utf8.DecodeRuneInString(s[i:])
-		} else if !(isDigit(r) || isUpper(r) || r == '$') {
-			i++
-			continue
 		}
 		switch {
 		case isUpper(r) && wordStart(s, i):
@@ -125,6 +129,14 @@ func Figures(s string) []Figure {
 	}
 	return out
 }
+
+// figureStart marks the bytes a figure can start with.
+var figureStart = func() (t [256]bool) {
+	for b := range 256 {
+		t[b] = '0' <= b && b <= '9' || 'A' <= b && b <= 'Z' || b == '$' || b >= utf8.RuneSelf
+	}
+	return t
+}()
 
 func isDigit(r rune) bool    { return '0' <= r && r <= '9' }
 func isUpper(r rune) bool    { return 'A' <= r && r <= 'Z' }

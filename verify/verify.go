@@ -55,6 +55,7 @@ type checker struct {
 	req       *Request
 	pol       *Policy
 	retrieved map[string]bool
+	figures   [2][]Figure     // reused buffers: a claim's figures and its evidence's
 	layouts   []*store.Layout // read in this request, by version
 	layoutOf  []uint64        // their version sequences
 }
@@ -111,16 +112,20 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 	}
 
 	// Figures and qualifiers are judged on the union of accepted evidence.
-	var union strings.Builder
-	for _, g := range good {
-		union.WriteString(g.text)
-		union.WriteString("\n")
+	evidence := good[0].text
+	if len(good) > 1 {
+		var union strings.Builder
+		for _, g := range good {
+			union.WriteString(g.text)
+			union.WriteString("\n")
+		}
+		evidence = union.String()
 	}
-	evidence := union.String()
 	var missing []Figure
 	contradicted := false
-	if claimed := Figures(cl.Text); len(claimed) > 0 {
-		missing, contradicted = checkFigures(claimed, Figures(evidence))
+	if c.figures[0] = appendFigures(c.figures[0][:0], cl.Text); len(c.figures[0]) > 0 {
+		c.figures[1] = appendFigures(c.figures[1][:0], evidence)
+		missing, contradicted = checkFigures(c.figures[0], c.figures[1])
 	}
 	qMissing, qUnsupported, qContradicted := c.checkQualifiers(cl.Text, evidence)
 	cr.MissingFigures = append(cr.MissingFigures, missing...)

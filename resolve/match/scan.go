@@ -28,8 +28,8 @@ type scanner struct {
 	step    int
 	wo      int        // window offset in q
 	words   [64]uint64 // q's words at wo, wo+1, …, wo+step-1
-	next8   [64]int8   // chains of words by bucket
-	heads   [256]int8  // chain heads, by the bucket's top 8 bits
+	next8   [64]int8   // chains of words by bucket: word index + 1, 0 ends
+	heads   [256]int8  // chain heads, by the bucket's top 8 bits: word index + 1, 0 for none
 	mask    [64]uint64 // 4096-bit mask of the words' buckets
 	pend    [64]int    // candidates of the current word, in increasing order
 	npend   int
@@ -56,16 +56,13 @@ func newScanner(s, q string) scanner {
 	// The window sits in the middle of q, away from the ends where
 	// quotes most often differ from the text.
 	sc.wo = (len(q) - sc.step - 7) / 2
-	for i := range sc.heads {
-		sc.heads[i] = -1
-	}
 	for i := range sc.step {
 		w := load64(q, sc.wo+i)
 		b := bucket(w)
 		sc.words[i] = w
 		sc.mask[b>>6] |= 1 << (b & 63)
 		sc.next8[i] = sc.heads[b>>4]
-		sc.heads[b>>4] = int8(i)
+		sc.heads[b>>4] = int8(i + 1)
 	}
 	sc.pos = sc.wo // first word that can lie in a window
 	sc.start = sc.pos
@@ -157,7 +154,8 @@ func (sc *scanner) sample() int {
 		// Candidates in increasing order: a later word offset means an
 		// earlier start.
 		sc.npend, sc.ipend = 0, 0
-		for e := sc.heads[b>>4]; e >= 0; e = sc.next8[e] {
+		for e1 := sc.heads[b>>4]; e1 > 0; e1 = sc.next8[e1-1] {
+			e := e1 - 1
 			if sc.words[e] != w {
 				continue
 			}
