@@ -370,15 +370,37 @@ func (db *DB) PutTrace(id string, trace []byte) error {
 		return fmt.Errorf("%w: %s", ErrReadOnly, db.path)
 	}
 	return guard(func() error {
-		return db.bolt.Batch(func(tx *bolt.Tx) error {
-			b := tx.Bucket(bucketTraces)
-			if old := b.Get([]byte(id)); old != nil {
-				if string(old) == string(trace) {
-					return nil // Batch may run a function twice
-				}
-				return fmt.Errorf("store: trace %s already exists", id)
-			}
-			return b.Put([]byte(id), trace)
-		})
+		return db.bolt.Batch(func(tx *bolt.Tx) error { return putTrace(tx, id, trace) })
 	})
+}
+
+// TraceRecord is a trace to store with PutTraces.
+type TraceRecord struct {
+	ID    string
+	Trace []byte
+}
+
+// PutTraces stores traces in one transaction: one fsync for all, for a
+// writer that queues them behind the responses. Either all are stored or
+// none.
+func (db *DB) PutTraces(traces []TraceRecord) error {
+	return db.update(func(tx *bolt.Tx) error {
+		for _, t := range traces {
+			if err := putTrace(tx, t.ID, t.Trace); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func putTrace(tx *bolt.Tx, id string, trace []byte) error {
+	b := tx.Bucket(bucketTraces)
+	if old := b.Get([]byte(id)); old != nil {
+		if string(old) == string(trace) {
+			return nil // Batch may run a function twice
+		}
+		return fmt.Errorf("store: trace %s already exists", id)
+	}
+	return b.Put([]byte(id), trace)
 }

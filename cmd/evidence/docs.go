@@ -39,28 +39,20 @@ func summarize(tx *store.Tx, d *store.Document) (docSummary, error) {
 }
 
 func newDocsCommand(o *options) *cobra.Command {
-	return &cobra.Command{
+	var server string
+	cmd := &cobra.Command{
 		Use:   "docs",
 		Short: "List documents with their current version",
 		Args:  argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := o.openStore(true)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
 			rows := []docSummary{}
 			var failures []*store.Failure
-			err = db.View(func(tx *store.Tx) error {
-				if err := tx.ForEachDocument(func(d *store.Document) error {
-					s, err := summarize(tx, d)
-					rows = append(rows, s)
-					return err
-				}); err != nil {
-					return err
-				}
-				return tx.ForEachFailure(func(f *store.Failure) error { failures = append(failures, f); return nil })
-			})
+			var err error
+			if server != "" {
+				rows, failures, err = serverDocs(server)
+			} else {
+				rows, failures, err = storeDocs(o)
+			}
 			if err != nil {
 				return err
 			}
@@ -80,6 +72,45 @@ func newDocsCommand(o *options) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&server, "server", defaultServer(), serverFlagHelp)
+	return cmd
+}
+
+func storeDocs(o *options) (rows []docSummary, failures []*store.Failure, err error) {
+	db, err := o.openStore(true)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer db.Close()
+	rows = []docSummary{}
+	err = db.View(func(tx *store.Tx) error {
+		if err := tx.ForEachDocument(func(d *store.Document) error {
+			s, err := summarize(tx, d)
+			rows = append(rows, s)
+			return err
+		}); err != nil {
+			return err
+		}
+		return tx.ForEachFailure(func(f *store.Failure) error { failures = append(failures, f); return nil })
+	})
+	return rows, failures, err
+}
+
+// serverDocs lists what a running server shows the caller's token: the
+// documents it may read (failed ingests only to an administrator).
+func serverDocs(server string) ([]docSummary, []*store.Failure, error) {
+	sc, err := newServerClient(server)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out struct {
+		Documents []docSummary     `json:"documents"`
+		Failures  []*store.Failure `json:"failures"`
+	}
+	if err := sc.get("/v1/documents", "", &out); err != nil {
+		return nil, nil, err
+	}
+	return out.Documents, out.Failures, nil
 }
 
 func newShowCommand(o *options) *cobra.Command {

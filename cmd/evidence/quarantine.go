@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/url"
 	"sort"
 	"text/tabwriter"
 
@@ -26,8 +27,9 @@ type quarantined struct {
 
 type quarantineFilter struct {
 	reason, document, version string
-	all                       bool // include superseded versions
-	repaired                  bool // list re-anchored chunks instead
+	all                       bool   // include superseded versions
+	repaired                  bool   // list re-anchored chunks instead
+	server                    string // ask a running server instead of opening the store
 }
 
 func (f *quarantineFilter) flags(cmd *cobra.Command) {
@@ -36,43 +38,86 @@ func (f *quarantineFilter) flags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.version, "version", "", "only this version")
 	cmd.Flags().BoolVar(&f.all, "all", false, "include superseded versions (default: current versions only)")
 	cmd.Flags().BoolVar(&f.repaired, "repaired", false, "list imported chunks that were re-anchored (accepted with a recorded repair) instead")
+	cmd.Flags().StringVar(&f.server, "server", defaultServer(), serverFlagHelp)
 }
 
+// query is the filter as GET /v1/quarantine parameters.
+func (f *quarantineFilter) query() url.Values {
+	q := url.Values{}
+	for k, v := range map[string]string{"reason": f.reason, "document": f.document, "version": f.version} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	if f.all {
+		q.Set("all", "true")
+	}
+	if f.repaired {
+		q.Set("repaired", "true")
+	}
+	return q
+}
+
+// each calls fn for every row the filter selects, from the store or, with
+// --server, from a running server (which applies the caller's access).
 func (f *quarantineFilter) each(o *options, fn func(quarantined) error) error {
+	if f.server != "" {
+		sc, err := newServerClient(f.server)
+		if err != nil {
+			return err
+		}
+		var out struct {
+			Chunks []quarantined `json:"chunks"`
+		}
+		if err := sc.get("/v1/quarantine?"+f.query().Encode(), "", &out); err != nil {
+			return err
+		}
+		for _, q := range out.Chunks {
+			if err := fn(q); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	db, err := o.openStore(true)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	return db.View(func(tx *store.Tx) error {
-		walk := tx.ForEachQuarantined
-		if f.repaired {
-			walk = tx.ForEachRepaired
+	return db.View(func(tx *store.Tx) error { return f.walk(tx, nil, fn) })
+}
+
+// walk calls fn for every quarantined (or re-anchored) chunk the filter
+// selects, in key order, skipping versions may refuses (nil: none).
+func (f *quarantineFilter) walk(tx *store.Tx, may func(*store.Version) bool, fn func(quarantined) error) error {
+	walk := tx.ForEachQuarantined
+	if f.repaired {
+		walk = tx.ForEachRepaired
+	}
+	return walk(func(v *store.Version, c *store.Chunk) error {
+		reason := ""
+		if c.Quarantine != nil {
+			reason = c.Quarantine.Reason
+		} else if c.Repair != nil {
+			reason = c.Repair.Reason
 		}
-		return walk(func(v *store.Version, c *store.Chunk) error {
-			reason := ""
-			if c.Quarantine != nil {
-				reason = c.Quarantine.Reason
-			} else if c.Repair != nil {
-				reason = c.Repair.Reason
-			}
-			switch {
-			case f.reason != "" && reason != f.reason,
-				f.document != "" && v.DocumentID != f.document,
-				f.version != "" && v.ID != f.version,
-				f.version == "" && !f.all && v.Status != store.StatusCurrent:
-				return nil
-			}
-			q := quarantined{ChunkID: c.ID(), DocumentID: v.DocumentID, DocumentVersion: v.ID,
-				VersionStatus: v.Status, ExternalID: c.ExternalID, Repair: c.Repair}
-			if c.Quarantine != nil {
-				q.Quarantine = *c.Quarantine
-			} else {
-				q.Reason = reason
-				q.Start, q.End = c.Start, c.End
-			}
-			return fn(q)
-		})
+		switch {
+		case may != nil && !may(v),
+			f.reason != "" && reason != f.reason,
+			f.document != "" && v.DocumentID != f.document,
+			f.version != "" && v.ID != f.version,
+			f.version == "" && !f.all && v.Status != store.StatusCurrent:
+			return nil
+		}
+		q := quarantined{ChunkID: c.ID(), DocumentID: v.DocumentID, DocumentVersion: v.ID,
+			VersionStatus: v.Status, ExternalID: c.ExternalID, Repair: c.Repair}
+		if c.Quarantine != nil {
+			q.Quarantine = *c.Quarantine
+		} else {
+			q.Reason = reason
+			q.Start, q.End = c.Start, c.End
+		}
+		return fn(q)
 	})
 }
 

@@ -27,6 +27,7 @@ type serveOptions struct {
 	idleTimeout  time.Duration
 	maxBody      int64 // JSON request bodies
 	maxUpload    int64 // uploaded documents
+	traceWrites  string
 }
 
 func newServeCommand(o *options) *cobra.Command {
@@ -63,6 +64,7 @@ trusts X-Evidence-Principal, as the CLI trusts --principal.`,
 	f.DurationVar(&so.idleTimeout, "idle-timeout", 2*time.Minute, "how long a keep-alive connection may wait for its next request")
 	f.Int64Var(&so.maxBody, "max-body", 4<<20, "largest JSON request body in bytes (413 beyond)")
 	f.Int64Var(&so.maxUpload, "max-upload", 64<<20, "largest uploaded document in bytes (413 beyond)")
+	f.StringVar(&so.traceWrites, "trace-writes", traceSync, "verification traces: sync (committed before the report is returned) or async (committed behind the responses, many per fsync; a crash can lose the last few milliseconds of traces)")
 	return cmd
 }
 
@@ -71,6 +73,12 @@ trusts X-Evidence-Principal, as the CLI trusts --principal.`,
 func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr string)) error {
 	if so.maxBody <= 0 || so.maxUpload <= 0 {
 		return usagef("--max-body and --max-upload must be positive")
+	}
+	if so.traceWrites == "" {
+		so.traceWrites = traceSync
+	}
+	if so.traceWrites != traceSync && so.traceWrites != traceAsync {
+		return usagef("--trace-writes %q: want %s or %s", so.traceWrites, traceSync, traceAsync)
 	}
 	var tokens *tokenSet
 	if so.tokens != "" {
@@ -105,7 +113,8 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 		// few megabytes. GOGC in the environment still decides.
 		debug.SetGCPercent(400)
 	}
-	srv := newServer(db, serverConfig{tokens: tokens, policy: pol, maxBody: so.maxBody, maxUpload: so.maxUpload, errlog: o.stderr})
+	srv := newServer(db, serverConfig{tokens: tokens, policy: pol, maxBody: so.maxBody, maxUpload: so.maxUpload, errlog: o.stderr, traceWrites: so.traceWrites})
+	defer srv.close() // after the shutdown below: queued traces are stored
 	ln, err := net.Listen("tcp", so.addr)
 	if err != nil {
 		return err

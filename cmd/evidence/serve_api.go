@@ -35,6 +35,8 @@ type serverConfig struct {
 	maxBody   int64
 	maxUpload int64
 	errlog    io.Writer
+	// traceWrites is traceSync (the default when empty) or traceAsync.
+	traceWrites string
 }
 
 // server is the HTTP service over one open store. It is the store's only
@@ -46,6 +48,7 @@ type server struct {
 	mux     *http.ServeMux
 	metrics *serverMetrics
 	log     *log.Logger
+	traces  verify.TraceStore // the store itself, or a traceQueue in front of it
 }
 
 type handlerFunc func(w http.ResponseWriter, r *http.Request, c *caller) error
@@ -59,6 +62,10 @@ func newServer(db *store.DB, cfg serverConfig) *server {
 	}
 	s := &server{serverConfig: cfg, db: db, mux: http.NewServeMux(), log: log.New(cfg.errlog, "evidence serve: ", log.LstdFlags)}
 	s.metrics = newServerMetrics(db)
+	s.traces = db
+	if cfg.traceWrites == traceAsync {
+		s.traces = newTraceQueue(db, s.log, s.metrics)
+	}
 	s.handle("GET /v1/chunks/{chunk_id}", accessRead, s.getChunk)
 	s.handle("POST /v1/resolve", accessRead, s.postResolve)
 	s.handle("GET /v1/versions/{version}/text", accessRead, s.getText)
@@ -67,6 +74,7 @@ func newServer(db *store.DB, cfg serverConfig) *server {
 	s.handle("POST /v1/documents", accessService, s.postDocument)
 	s.handle("DELETE /v1/documents/{id...}", accessService, s.deleteDocument)
 	s.handle("GET /v1/quarantine", accessRead, s.getQuarantine)
+	s.handle("GET /v1/traces/{trace_id}", accessRead, s.getTrace)
 	s.handle("GET /healthz", accessPublic, s.healthz)
 	s.handle("GET /metrics", accessToken, s.serveMetrics)
 	s.handle("GET /openapi.json", accessPublic, s.openAPI)
@@ -519,7 +527,7 @@ func (s *server) postVerify(w http.ResponseWriter, r *http.Request, c *caller) e
 	var rep *verify.Report
 	switch r.URL.Query().Get("trace") {
 	case "", "true", "1":
-		rep, err = verify.Answer(r.Context(), s.db, req, s.policy)
+		rep, err = verify.Answer(r.Context(), s.traces, req, s.policy)
 	case "false", "0":
 		rep, err = verify.Check(r.Context(), s.db, req, s.policy)
 	default:
@@ -727,28 +735,23 @@ func (s *server) deleteDocument(w http.ResponseWriter, r *http.Request, c *calle
 func (s *server) getQuarantine(w http.ResponseWriter, r *http.Request, c *caller) error {
 	q := r.URL.Query()
 	f := quarantineFilter{reason: q.Get("reason"), document: q.Get("document"), version: q.Get("version")}
-	switch q.Get("all") {
-	case "", "false", "0":
-	case "true", "1":
-		f.all = true
-	default:
-		return errorf(http.StatusBadRequest, "bad_request", "all=%q: want true or false", q.Get("all"))
+	for name, to := range map[string]*bool{"all": &f.all, "repaired": &f.repaired} {
+		switch q.Get(name) {
+		case "", "false", "0":
+		case "true", "1":
+			*to = true
+		default:
+			return errorf(http.StatusBadRequest, "bad_request", "%s=%q: want true or false", name, q.Get(name))
+		}
 	}
 	rows := []quarantined{}
 	byReason := map[string]int{}
+	// What a chunk claimed is text of the document: access lists apply.
+	may := func(v *store.Version) bool { return c.admin || v.Allows(c.principal) }
 	err := s.db.View(func(tx *store.Tx) error {
-		return tx.ForEachQuarantined(func(v *store.Version, ch *store.Chunk) error {
-			switch {
-			case !c.admin && !v.Allows(c.principal), // what a chunk claimed is text of the document
-				f.reason != "" && ch.Quarantine.Reason != f.reason,
-				f.document != "" && v.DocumentID != f.document,
-				f.version != "" && v.ID != f.version,
-				f.version == "" && !f.all && v.Status != store.StatusCurrent:
-				return nil
-			}
-			rows = append(rows, quarantined{ChunkID: ch.ID(), DocumentID: v.DocumentID, DocumentVersion: v.ID,
-				VersionStatus: v.Status, ExternalID: ch.ExternalID, Quarantine: *ch.Quarantine})
-			byReason[ch.Quarantine.Reason]++
+		return f.walk(tx, may, func(q quarantined) error {
+			rows = append(rows, q)
+			byReason[q.Reason]++
 			return nil
 		})
 	})
@@ -764,4 +767,45 @@ func (s *server) healthz(w http.ResponseWriter, r *http.Request, c *caller) erro
 		return errorf(http.StatusServiceUnavailable, "unavailable", "the store cannot be read")
 	}
 	return writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// close finishes the server's background work: traces still queued are
+// stored. Call it after the HTTP server has shut down.
+func (s *server) close() {
+	if q, ok := s.traces.(*traceQueue); ok {
+		q.close()
+	}
+}
+
+// getTrace returns a stored verification trace. It holds the request and
+// the report, stored text included, so only its own principal or a
+// service may read it; anyone else learns nothing, not even that it exists.
+func (s *server) getTrace(w http.ResponseWriter, r *http.Request, c *caller) error {
+	var raw []byte
+	err := s.db.View(func(tx *store.Tx) (err error) {
+		raw, err = tx.Trace(r.PathValue("trace_id"))
+		return err
+	})
+	notFound := errorf(http.StatusNotFound, "not_found", "no trace %q", r.PathValue("trace_id"))
+	if errors.Is(err, store.ErrNotFound) {
+		return notFound
+	}
+	if err != nil {
+		return err
+	}
+	if !c.service {
+		var t struct {
+			Request struct {
+				Principal string `json:"principal"`
+			} `json:"request"`
+		}
+		if json.Unmarshal(raw, &t) != nil || t.Request.Principal != c.principal {
+			return notFound
+		}
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(raw)))
+	w.WriteHeader(http.StatusOK)
+	_, err = w.Write(raw)
+	return err
 }

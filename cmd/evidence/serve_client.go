@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -43,9 +44,25 @@ func newServerClient(raw string) (*serverClient, error) {
 // get fetches path and decodes its JSON body into out when the server
 // answered with a resolution (any status); an error body becomes an error.
 func (c *serverClient) get(path, principal string, out any) error {
-	req, err := http.NewRequest(http.MethodGet, c.base.String()+path, nil)
+	return c.do(http.MethodGet, path, principal, nil, out)
+}
+
+// post sends a JSON body and decodes the answer like get.
+func (c *serverClient) post(path, principal string, body []byte, out any) error {
+	return c.do(http.MethodPost, path, principal, body, out)
+}
+
+func (c *serverClient) do(method, path, principal string, body []byte, out any) error {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, c.base.String()+path, rd)
 	if err != nil {
 		return err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)

@@ -28,6 +28,7 @@ type serverMetrics struct {
 	verifications *prometheus.CounterVec
 	failures      *prometheus.CounterVec
 	ingests       *prometheus.CounterVec
+	traces        *prometheus.CounterVec
 	quarantine    *quarantineCollector
 }
 
@@ -53,12 +54,15 @@ func newServerMetrics(db *store.DB) *serverMetrics {
 	m.ingests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "evidence_ingests_total", Help: "Uploaded documents by ingest outcome (ingested, unchanged, failed).",
 	}, []string{"status"})
+	m.traces = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "evidence_traces_total", Help: "Verification traces stored behind the responses (--trace-writes async), by outcome (written, failed).",
+	}, []string{"outcome"})
 	for _, c := range []string{verify.FailSupport, verify.FailCoverage, verify.FailResolution, verify.FailVersion, verify.FailPermission} {
 		m.failures.WithLabelValues(c)
 	}
 	m.quarantine = &quarantineCollector{db: db, desc: prometheus.NewDesc("evidence_quarantined_chunks",
 		"Quarantined chunks of current versions, by reason code.", []string{"reason"}, nil)}
-	m.reg.MustRegister(m.requests, m.latency, m.resolutions, m.verifications, m.failures, m.ingests, m.quarantine,
+	m.reg.MustRegister(m.requests, m.latency, m.resolutions, m.verifications, m.failures, m.ingests, m.traces, m.quarantine,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 	return m

@@ -57,6 +57,12 @@ type testEnv struct {
 
 func newTestEnv(t testing.TB, tokens bool) *testEnv {
 	t.Helper()
+	return newTestEnvWith(t, tokens, nil)
+}
+
+// newTestEnvWith is newTestEnv with a hook to change the server's settings.
+func newTestEnvWith(t testing.TB, tokens bool, configure func(*serverConfig)) *testEnv {
+	t.Helper()
 	db := storetest.Open(t)
 	sample, err := corpus.SampleDir()
 	if err != nil {
@@ -85,8 +91,12 @@ func newTestEnv(t testing.TB, tokens bool) *testEnv {
 	}
 	e := &testEnv{t: t, db: db, log: &bytes.Buffer{}}
 	cfg.errlog = e.log
+	if configure != nil {
+		configure(&cfg)
+	}
 	e.srv = newServer(db, cfg)
 	e.ts = httptest.NewServer(e.srv)
+	t.Cleanup(e.srv.close) // runs after ts.Close: queued traces are stored
 	t.Cleanup(e.ts.Close)
 	e.secret = e.chunkIDs("secret.md")[0]
 	return e
@@ -532,6 +542,66 @@ func TestServeVerify(t *testing.T) {
 	}
 	if r := e.do(request{method: "POST", path: "/v1/verify?trace=maybe", token: analystToken, body: jsonBody(t, req)}); r.status != 400 {
 		t.Errorf("trace=maybe: got %d, want 400", r.status)
+	}
+}
+
+// TestServeTraces: with --trace-writes async the report comes back at once
+// and its trace is stored behind it, many to a commit; every report's
+// trace is stored by shutdown, and GET /v1/traces/{id} serves it to its
+// own principal and to services only.
+func TestServeTraces(t *testing.T) {
+	for _, mode := range []string{traceSync, traceAsync} {
+		t.Run(mode, func(t *testing.T) {
+			e := newTestEnvWith(t, true, func(c *serverConfig) { c.traceWrites = mode })
+			req := verifyRequest(t, e, 3)
+			var wg sync.WaitGroup
+			ids := make([]string, 40)
+			for i := range ids {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r := e.do(request{method: "POST", path: "/v1/verify", token: analystToken, body: jsonBody(t, req)})
+					var rep verify.Report
+					r.decode(t, &rep)
+					if r.status != 200 || rep.TraceID == "" {
+						t.Errorf("verify: got %d, trace %q", r.status, rep.TraceID)
+					}
+					ids[i] = rep.TraceID
+				}()
+			}
+			wg.Wait()
+			e.srv.close() // stores what is queued; idempotent
+			for _, id := range ids {
+				if err := e.db.View(func(tx *store.Tx) error { _, err := tx.Trace(id); return err }); err != nil {
+					t.Fatalf("trace %s of an answered verification: %v", id, err)
+				}
+			}
+			if mode == traceAsync && !bytes.Contains(e.do(request{path: "/metrics", token: serviceToken}).body, []byte(`evidence_traces_total{outcome="written"} 40`)) {
+				t.Errorf("metrics: want 40 traces written")
+			}
+			for _, tt := range []struct {
+				name   string
+				req    request
+				status int
+			}{
+				{"own principal", request{path: "/v1/traces/" + ids[0], token: analystToken}, 200},
+				{"service", request{path: "/v1/traces/" + ids[0], token: serviceToken}, 200},
+				{"other principal", request{path: "/v1/traces/" + ids[0], token: internToken}, 404},
+				{"no such trace", request{path: "/v1/traces/nothing", token: serviceToken}, 404},
+				{"no token", request{path: "/v1/traces/" + ids[0]}, 401},
+			} {
+				r := e.do(tt.req)
+				if r.status != tt.status {
+					t.Errorf("%s: got %d, want %d", tt.name, r.status, tt.status)
+				}
+				if r.status == 200 && !bytes.Contains(r.body, []byte(`"trace_id":"`+ids[0]+`"`)) {
+					t.Errorf("%s: body is not the trace: %.200s", tt.name, r.body)
+				}
+				if r.status == 404 && bytes.Contains(r.body, []byte("analyst")) {
+					t.Errorf("%s: the 404 reveals the trace", tt.name)
+				}
+			}
+		})
 	}
 }
 
@@ -1085,6 +1155,65 @@ func TestResolveThroughServer(t *testing.T) {
 	code, out, errs = runCLI(t, "text", want.DocumentVersion, "--start", strconv.Itoa(want.Start), "--end", strconv.Itoa(want.End), "--server", e.ts.URL)
 	if code != exitOK || out != r.Text || out != want.Text {
 		t.Errorf("text --server: exit %d (%s), got %q, want %q", code, errs, out, r.Text)
+	}
+}
+
+// TestReadCommandsThroughServer: docs, quarantine list and stats, verify
+// and trace show with --server answer from a running server, under the
+// caller's token: what the token may not read is not listed.
+func TestReadCommandsThroughServer(t *testing.T) {
+	e := newTestEnv(t, true)
+	// A quarantined chunk of the secret document, readable by the analyst only.
+	nv := storetest.NewVersion("secret-import", "Board minutes: the merger codename is BLUEHERON.", 20)
+	nv.ACL = []string{"analyst@example.com"}
+	nv.Chunks[1].Quarantine = &store.Quarantine{Reason: "text_mismatch", Want: "BLUEHERON", Got: "x"}
+	if _, err := e.db.PutVersions([]*store.NewVersion{nv}); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("EVIDENCE_TOKEN", analystToken)
+	code, out, errs := runCLI(t, "docs", "--server", e.ts.URL)
+	if code != exitOK || !strings.Contains(out, "expense-policy.md") || !strings.Contains(out, "secret.md") {
+		t.Errorf("docs --server as the analyst: exit %d (%s):\n%s", code, errs, out)
+	}
+	code, out, errs = runCLI(t, "--json", "quarantine", "list", "--server", e.ts.URL)
+	if code != exitOK || !strings.Contains(out, `"reason": "text_mismatch"`) || !strings.Contains(out, "secret-import") {
+		t.Errorf("quarantine list --server as the analyst: exit %d (%s):\n%s", code, errs, out)
+	}
+	code, out, _ = runCLI(t, "quarantine", "stats", "--server", e.ts.URL, "--reason", "text_mismatch")
+	if code != exitOK || !strings.HasPrefix(out, "1 quarantined chunks") {
+		t.Errorf("quarantine stats --server: exit %d:\n%s", code, out)
+	}
+	req := verifyRequest(t, e, 2)
+	reqFile := filepath.Join(t.TempDir(), "answer.json")
+	if err := os.WriteFile(reqFile, jsonBody(t, req), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runCLI(t, "--json", "verify", "--server", e.ts.URL, reqFile)
+	var rep verify.Report
+	if code != exitOK || json.Unmarshal([]byte(out), &rep) != nil || rep.Disposition != verify.AnswerAccept || rep.TraceID == "" {
+		t.Fatalf("verify --server: exit %d (%s):\n%s", code, errs, out)
+	}
+	code, out, errs = runCLI(t, "trace", "show", "--server", e.ts.URL, rep.TraceID)
+	if code != exitOK || !strings.Contains(out, rep.TraceID) || !strings.Contains(out, `"request"`) {
+		t.Errorf("trace show --server: exit %d (%s):\n%.300s", code, errs, out)
+	}
+	if code, _, _ := runCLI(t, "verify", "--server", e.ts.URL, "--policy", "p.json", reqFile); code != exitUsage {
+		t.Errorf("verify --server --policy: exit %d, want %d", code, exitUsage)
+	}
+
+	// The intern sees neither the secret document nor its quarantine, nor
+	// the analyst's trace.
+	t.Setenv("EVIDENCE_TOKEN", internToken)
+	code, out, _ = runCLI(t, "docs", "--server", e.ts.URL)
+	if code != exitOK || strings.Contains(out, "secret") || !strings.Contains(out, "expense-policy.md") {
+		t.Errorf("docs --server as the intern: exit %d:\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "--json", "quarantine", "list", "--server", e.ts.URL)
+	if code != exitOK || strings.Contains(out, "BLUEHERON") || strings.Contains(out, "secret") {
+		t.Errorf("quarantine list --server as the intern: exit %d:\n%s", code, out)
+	}
+	if code, _, _ := runCLI(t, "trace", "show", "--server", e.ts.URL, rep.TraceID); code != exitNotFound {
+		t.Errorf("another principal's trace: exit %d, want %d", code, exitNotFound)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 
@@ -16,7 +17,7 @@ import (
 )
 
 func newVerifyCommand(o *options) *cobra.Command {
-	var policyFile, principal string
+	var policyFile, principal, server string
 	var noTrace bool
 	cmd := &cobra.Command{
 		Use:   "verify FILE|-",
@@ -51,16 +52,14 @@ and stores a trace (evidence trace show ID). Exit code 0 when the answer is acce
 			if cmd.Flags().Changed("principal") {
 				req.Principal = principal
 			}
-			db, err := o.openStore(noTrace)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
 			var rep *verify.Report
-			if noTrace {
-				rep, err = verify.Check(context.Background(), db, req, pol)
+			if server != "" {
+				if policyFile != "" {
+					return usagef("--policy and --server: the server verifies with its own policy")
+				}
+				rep, err = serverVerify(server, req, noTrace)
 			} else {
-				rep, err = verify.Answer(context.Background(), db, req, pol)
+				rep, err = storeVerify(o, req, pol, noTrace)
 			}
 			if err != nil {
 				return err
@@ -81,7 +80,42 @@ and stores a trace (evidence trace show ID). Exit code 0 when the answer is acce
 	cmd.Flags().StringVar(&policyFile, "policy", "", "policy file (JSON); default: the built-in policy (verify/default-policy.json)")
 	cmd.Flags().StringVar(&principal, "principal", "", "principal the answer is for (overrides the request's)")
 	cmd.Flags().BoolVar(&noTrace, "no-trace", false, "do not store a trace (opens the store read-only)")
+	cmd.Flags().StringVar(&server, "server", defaultServer(), serverFlagHelp+"; the server's policy applies")
 	return cmd
+}
+
+func storeVerify(o *options, req *verify.Request, pol *verify.Policy, noTrace bool) (*verify.Report, error) {
+	db, err := o.openStore(noTrace)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	if noTrace {
+		return verify.Check(context.Background(), db, req, pol)
+	}
+	return verify.Answer(context.Background(), db, req, pol)
+}
+
+// serverVerify asks a running server (POST /v1/verify); the request's
+// principal goes in the body, where the token's binding is checked.
+func serverVerify(server string, req *verify.Request, noTrace bool) (*verify.Report, error) {
+	sc, err := newServerClient(server)
+	if err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	path := "/v1/verify"
+	if noTrace {
+		path += "?trace=false"
+	}
+	rep := &verify.Report{}
+	if err := sc.post(path, "", body, rep); err != nil {
+		return nil, err
+	}
+	return rep, nil
 }
 
 func printReport(o *options, r *verify.Report) {
@@ -131,11 +165,23 @@ func printReport(o *options, r *verify.Report) {
 
 func newTraceCommand(o *options) *cobra.Command {
 	cmd := &cobra.Command{Use: "trace", Short: "Read back stored verification traces"}
-	cmd.AddCommand(&cobra.Command{
+	var server string
+	show := &cobra.Command{
 		Use:   "show TRACE_ID",
 		Short: "Print a stored verification trace (request, report, time, store state) as JSON",
 		Args:  argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if server != "" {
+				sc, err := newServerClient(server)
+				if err != nil {
+					return err
+				}
+				var v any
+				if err := sc.get("/v1/traces/"+url.PathEscape(args[0]), "", &v); err != nil {
+					return err
+				}
+				return o.emit(v)
+			}
 			db, err := o.openStore(true)
 			if err != nil {
 				return err
@@ -151,6 +197,8 @@ func newTraceCommand(o *options) *cobra.Command {
 			}
 			return o.emit(v)
 		},
-	})
+	}
+	show.Flags().StringVar(&server, "server", defaultServer(), serverFlagHelp)
+	cmd.AddCommand(show)
 	return cmd
 }
