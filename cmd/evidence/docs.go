@@ -45,7 +45,7 @@ func newDocsCommand(o *options) *cobra.Command {
 		Short: "List documents with their current version",
 		Args:  argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rows := []docSummary{}
+			var rows []docSummary
 			var failures []*store.Failure
 			var err error
 			if server != "" {
@@ -55,6 +55,9 @@ func newDocsCommand(o *options) *cobra.Command {
 			}
 			if err != nil {
 				return err
+			}
+			if rows == nil {
+				rows = []docSummary{}
 			}
 			if o.json {
 				return o.emit(map[string]any{"documents": rows, "failures": nonNil(failures)})
