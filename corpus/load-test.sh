@@ -57,11 +57,18 @@ jq -s '[.[] | select(.text | length > 120)] | [range(0; 10) as $i | .[($i * (len
      evidence: [{chunk_id: .value.chunk_id, quote: .value.text[0:80]}]}]}' \
   "$work/chunks.jsonl" >"$work/verify.json"
 
-echo "== serve on $ADDR"
-bin/evidence --db "$work/e.db" serve --addr "$ADDR" 2>"$work/serve.log" &
-server_pid=$!
-for _ in $(seq 50); do curl -fs "$URL/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
-curl -fs "$URL/healthz" >/dev/null || { cat "$work/serve.log"; exit 1; }
+# start_server [SERVE_FLAGS...]: serve the store on $ADDR until stop_server.
+start_server() {
+  echo "== serve on $ADDR $*"
+  bin/evidence --db "$work/e.db" serve --addr "$ADDR" "$@" 2>"$work/serve.log" &
+  server_pid=$!
+  for _ in $(seq 50); do curl -fs "$URL/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+  curl -fs "$URL/healthz" >/dev/null || { cat "$work/serve.log"; exit 1; }
+}
+stop_server() {
+  kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=
+}
+start_server
 disposition=$(curl -fs -X POST -H 'Content-Type: application/json' --data-binary @"$work/verify.json" "$URL/v1/verify?trace=false" | jq -r .disposition)
 echo "prepared 10-claim verification: disposition $disposition"
 
@@ -95,6 +102,15 @@ run "resolve, held near 2,000/s"           10 2 23 corpus/load-resolve.lua
 run "verify 10 claims, full speed"         0  2 8  corpus/load-verify.lua
 run "verify 10 claims, held near 2,000/s"  10 2 23 corpus/load-verify.lua
 run "verify 10 claims + stored trace"      0  2 8  corpus/load-verify.lua "/v1/verify"
+stop_server
+# Traces written behind the responses, many per fsync.
+start_server --trace-writes async
+wrk -t2 -c8 -d2s -s corpus/load-verify.lua "$URL" >/dev/null
+run "verify + trace (async), held near 2,000/s" 10 2 23 corpus/load-verify.lua "/v1/verify"
+run "verify + trace (async), full speed"        0  2 8  corpus/load-verify.lua "/v1/verify"
+written=$(curl -fs "$URL/metrics" | awk '/^evidence_traces_total\{outcome="written"\}/ {print $2}')
+failed=$(curl -fs "$URL/metrics" | awk '/^evidence_traces_total\{outcome="failed"\}/ {print $2}')
+summary+=("async traces: ${written:-0} written, ${failed:-0} failed (more are queued at this instant)")
 
 echo
 echo "== summary ($(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) after the runs; wrk shares the cores)"

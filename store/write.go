@@ -396,6 +396,7 @@ func (db *DB) PutTraces(traces []TraceRecord) error {
 
 func putTrace(tx *bolt.Tx, id string, trace []byte) error {
 	b := tx.Bucket(bucketTraces)
+	b.FillPercent = 0.95 // ids grow with time: pages fill and are rarely split again
 	if old := b.Get([]byte(id)); old != nil {
 		if string(old) == string(trace) {
 			return nil // Batch may run a function twice

@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -45,12 +46,17 @@ func Answer(ctx context.Context, db TraceStore, req *Request, pol *Policy) (*Rep
 	if err != nil {
 		return nil, err
 	}
-	var id [12]byte
-	if _, err := rand.Read(id[:]); err != nil {
+	now := time.Now().UTC()
+	// The id starts with the time in milliseconds, so that traces are
+	// appended to the store's index in time order (a random id would
+	// rewrite pages all over it), then 8 random bytes.
+	var id [14]byte
+	binary.BigEndian.PutUint64(id[:8], uint64(now.UnixMilli())<<16)
+	if _, err := rand.Read(id[6:]); err != nil {
 		return nil, err
 	}
 	rep.TraceID = hex.EncodeToString(id[:])
-	b, err := json.Marshal(&Trace{TraceID: rep.TraceID, Time: time.Now().UTC(), StoreSequence: seq, Policy: pol, Request: req, Report: rep})
+	b, err := json.Marshal(&Trace{TraceID: rep.TraceID, Time: now, StoreSequence: seq, Policy: pol, Request: req, Report: rep})
 	if err != nil {
 		return nil, err
 	}
