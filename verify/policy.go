@@ -1,11 +1,17 @@
 package verify
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"strings"
+
+	"sigs.k8s.io/yaml"
 )
 
 // Policy holds the rules that vary by domain, as data (DESIGN §6).
@@ -60,11 +66,18 @@ func DefaultPolicy() *Policy {
 // ErrPolicy is returned for a policy file that cannot be used.
 var ErrPolicy = errors.New("verify: bad policy")
 
-// LoadPolicy reads a JSON policy file.
+// LoadPolicy reads a policy file: YAML when its name ends in .yaml or
+// .yml, else JSON. Both are read strictly: an unknown field is an error,
+// so a misspelt rule is never silently ignored.
 func LoadPolicy(path string) (*Policy, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrPolicy, err)
+	}
+	if ext := strings.ToLower(filepath.Ext(path)); ext == ".yaml" || ext == ".yml" {
+		if b, err = yaml.YAMLToJSON(b); err != nil {
+			return nil, fmt.Errorf("%s: %w: %v", path, ErrPolicy, err)
+		}
 	}
 	p, err := ParsePolicy(b)
 	if err != nil {
@@ -76,8 +89,13 @@ func LoadPolicy(path string) (*Policy, error) {
 // ParsePolicy parses and checks a JSON policy.
 func ParsePolicy(b []byte) (*Policy, error) {
 	var p Policy
-	if err := json.Unmarshal(b, &p); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrPolicy, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: trailing data after the policy object", ErrPolicy)
 	}
 	switch p.Risk {
 	case "":

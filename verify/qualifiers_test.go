@@ -2,7 +2,10 @@ package verify
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -48,3 +51,44 @@ func TestQualifiers(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadPolicyFormats: a policy reads the same from JSON and YAML, and a
+// misspelt field is an error in both, naming the file.
+func TestLoadPolicyFormats(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"p.json": `{"name": "strict", "risk": "high", "superseded": "review", "qualifiers": [{"name": "jurisdiction", "values": ["EU", "New York"]}]}`,
+		"p.yaml": "name: strict\nrisk: high\nsuperseded: review\nqualifiers:\n  - name: jurisdiction\n    values: [EU, New York]\n",
+		"typo.json": `{"name": "x", "qualifers": []}`,
+		"typo.yml":  "name: x\nqualifers: []\n",
+		"bad.yaml":  "name: [unclosed\n",
+		"two.json":  `{"name": "x"} {"name": "y"}`,
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []*Policy
+	for _, name := range []string{"p.json", "p.yaml"} {
+		p, err := LoadPolicy(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if p.Name != "strict" || p.Risk != "high" || p.Superseded != "review" || len(p.compiled) != 1 {
+			t.Errorf("%s: got %+v", name, p)
+		}
+		got = append(got, p)
+	}
+	if c := (checker{pol: got[1]}); !slices.Equal(mustUnsupported(c.checkQualifiers("In New York.", "Nothing.")), []string{"jurisdiction"}) {
+		t.Errorf("YAML policy: New York not found as a value")
+	}
+	for _, name := range []string{"typo.json", "typo.yml", "bad.yaml", "two.json"} {
+		_, err := LoadPolicy(filepath.Join(dir, name))
+		if !errors.Is(err, ErrPolicy) || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: got %v, want ErrPolicy naming the file", name, err)
+		}
+	}
+}
+
+func mustUnsupported(_, unsupported, _ []string) []string { return unsupported }

@@ -77,7 +77,7 @@ and stores a trace (evidence trace show ID). Exit code 0 when the answer is acce
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&policyFile, "policy", "", "policy file (JSON); default: the built-in policy (verify/default-policy.json)")
+	cmd.Flags().StringVar(&policyFile, "policy", "", "policy file (JSON, or YAML when named .yaml or .yml); default: the built-in policy (verify/default-policy.json)")
 	cmd.Flags().StringVar(&principal, "principal", "", "principal the answer is for (overrides the request's)")
 	cmd.Flags().BoolVar(&noTrace, "no-trace", false, "do not store a trace (opens the store read-only)")
 	cmd.Flags().StringVar(&server, "server", defaultServer(), serverFlagHelp+"; the server's policy applies")
