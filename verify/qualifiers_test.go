@@ -57,8 +57,8 @@ func TestQualifiers(t *testing.T) {
 func TestLoadPolicyFormats(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
-		"p.json": `{"name": "strict", "risk": "high", "superseded": "review", "qualifiers": [{"name": "jurisdiction", "values": ["EU", "New York"]}]}`,
-		"p.yaml": "name: strict\nrisk: high\nsuperseded: review\nqualifiers:\n  - name: jurisdiction\n    values: [EU, New York]\n",
+		"p.json":    `{"name": "strict", "risk": "high", "superseded": "review", "qualifiers": [{"name": "jurisdiction", "values": ["EU", "New York"]}]}`,
+		"p.yaml":    "name: strict\nrisk: high\nsuperseded: review\nqualifiers:\n  - name: jurisdiction\n    values: [EU, New York]\n",
 		"typo.json": `{"name": "x", "qualifers": []}`,
 		"typo.yml":  "name: x\nqualifers: []\n",
 		"bad.yaml":  "name: [unclosed\n",
