@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"runtime/debug"
 	"time"
 
@@ -148,4 +149,18 @@ func guard(fn func() error) (err error) {
 		}
 	}()
 	return fn()
+}
+
+// Snapshot writes a consistent copy of the whole store, a bbolt file that
+// Open reads, as of one read transaction: a hot backup, taken while the
+// store serves and writes. size is called with the copy's length before
+// the first byte is written.
+func (db *DB) Snapshot(w io.Writer, size func(int64)) error {
+	return db.view(func(tx *bolt.Tx) error {
+		if size != nil {
+			size(tx.Size())
+		}
+		_, err := tx.WriteTo(w)
+		return err
+	})
 }

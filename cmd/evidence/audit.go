@@ -9,7 +9,7 @@ import (
 )
 
 func newAuditCommand(o *options) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "audit",
 		Short: "Re-hash every stored text and re-validate every chunk of every version",
 		Long: `audit checks the whole store like restic check: bbolt's page structure, every record, the BLAKE3
@@ -42,4 +42,6 @@ of every stored text, and every servable chunk resolved again against the stored
 			return nil
 		},
 	}
+	snapshotFlag(cmd, o)
+	return cmd
 }

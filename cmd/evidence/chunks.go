@@ -12,7 +12,7 @@ import (
 )
 
 func newChunkCommand(o *options) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "chunk CHUNK_ID",
 		Short: "Show a chunk record, quarantined or not, with its text",
 		Long: `chunk shows the stored record of a chunk for inspection: coordinates, hash, status, and for a
@@ -84,6 +84,8 @@ the answer-time path with a principal.`,
 			return nil
 		},
 	}
+	snapshotFlag(cmd, o)
+	return cmd
 }
 
 func pageString(page, end int, label string) string {
@@ -153,6 +155,7 @@ exported. Every span is checked against its recorded BLAKE3 before it is written
 		},
 	}
 	cmd.Flags().StringVar(&version, "version", "", "export this version instead of the current ones")
+	snapshotFlag(cmd, o)
 	return cmd
 }
 

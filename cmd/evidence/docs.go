@@ -117,7 +117,7 @@ func serverDocs(server string) ([]docSummary, []*store.Failure, error) {
 }
 
 func newShowCommand(o *options) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "show DOC_ID",
 		Short: "Show a document, its versions and their page and section structure",
 		Args:  argsBetween(1, 1),
@@ -187,6 +187,8 @@ func newShowCommand(o *options) *cobra.Command {
 			return nil
 		},
 	}
+	snapshotFlag(cmd, o)
+	return cmd
 }
 
 func orDash(s string) string {

@@ -205,9 +205,13 @@ func newQuarantineCommand(o *options) *cobra.Command {
 		Short: "Show one quarantined or repaired chunk: its claims, the finding, the repair",
 		Args:  argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return newChunkCommand(o).RunE(cmd, args)
+			server := o.snapshotServer // building the chunk command resets its flag's variable
+			chunk := newChunkCommand(o)
+			o.snapshotServer = server
+			return chunk.RunE(cmd, args)
 		},
 	}
+	snapshotFlag(show, o)
 	cmd.AddCommand(list, stats, show)
 	return cmd
 }

@@ -18,11 +18,17 @@ type options struct {
 	json   bool
 	stdout io.Writer
 	stderr io.Writer
+	// snapshotServer, when set (--server of the inspection commands), makes
+	// read-only opens read a snapshot of that running server's store.
+	snapshotServer string
 }
 
 // openStore opens the store for writing, or read-only for commands that
 // only read (so they work beside a process that holds the write lock).
 func (o *options) openStore(readOnly bool) (*store.DB, error) {
+	if readOnly && o.snapshotServer != "" {
+		return openSnapshot(o.snapshotServer)
+	}
 	if readOnly {
 		if _, err := os.Stat(o.db); errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%w: no store at %s (ingest something first, or set --db)", store.ErrNotFound, o.db)

@@ -75,6 +75,7 @@ func newServer(db *store.DB, cfg serverConfig) *server {
 	s.handle("DELETE /v1/documents/{id...}", accessService, s.deleteDocument)
 	s.handle("GET /v1/quarantine", accessRead, s.getQuarantine)
 	s.handle("GET /v1/traces/{trace_id}", accessRead, s.getTrace)
+	s.handle("GET /v1/snapshot", accessService, s.getSnapshot)
 	s.handle("GET /healthz", accessPublic, s.healthz)
 	s.handle("GET /metrics", accessToken, s.serveMetrics)
 	s.handle("GET /openapi.json", accessPublic, s.openAPI)
@@ -807,5 +808,31 @@ func (s *server) getTrace(w http.ResponseWriter, r *http.Request, c *caller) err
 	w.Header().Set("Content-Length", strconv.Itoa(len(raw)))
 	w.WriteHeader(http.StatusOK)
 	_, err = w.Write(raw)
+	return err
+}
+
+// getSnapshot streams a consistent copy of the whole store (a hot backup;
+// what the CLI's inspection commands read with --server). It holds every
+// document, so only an administrator may take it: a service token acting
+// for no end user, or a caller of a server without tokens that names no
+// principal.
+func (s *server) getSnapshot(w http.ResponseWriter, r *http.Request, c *caller) error {
+	if !c.admin {
+		return errorf(http.StatusForbidden, "forbidden", "a snapshot holds every document: only a service token acting for no user may take one")
+	}
+	started := false
+	err := s.db.Snapshot(w, func(size int64) {
+		w.Header().Set("Content-Type", "application/vnd.evidence.store")
+		w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+		w.Header().Set("Content-Disposition", `attachment; filename="evidence.db"`)
+		w.WriteHeader(http.StatusOK)
+		started = true
+	})
+	if err != nil && started {
+		// Too late for an error body: the short Content-Length tells the
+		// client the copy is incomplete.
+		s.log.Printf("snapshot: %v", err)
+		return nil
+	}
 	return err
 }

@@ -1217,6 +1217,67 @@ func TestReadCommandsThroughServer(t *testing.T) {
 	}
 }
 
+// TestInspectionThroughSnapshot: chunk, show, chunks, audit and quarantine
+// show with --server read a snapshot of the running server's store, taken
+// while it holds the write lock; only an administrator's token may take one.
+func TestInspectionThroughSnapshot(t *testing.T) {
+	e := newTestEnv(t, true)
+	id := e.chunkIDs("expense-policy.md")[1]
+	r, err := resolve.Chunk(e.db, id, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("EVIDENCE_TOKEN", serviceToken)
+	code, out, errs := runCLI(t, "--json", "chunk", "--server", e.ts.URL, id)
+	if code != exitOK || !strings.Contains(out, `"chunk_id": "`+id+`"`) || !strings.Contains(out, jsonString(t, r.Text)) {
+		t.Errorf("chunk --server: exit %d (%s):\n%.400s", code, errs, out)
+	}
+	code, out, errs = runCLI(t, "show", "--server", e.ts.URL, "secret.md")
+	if code != exitOK || !strings.Contains(out, "analyst@example.com") {
+		t.Errorf("show --server: exit %d (%s):\n%s", code, errs, out)
+	}
+	code, out, errs = runCLI(t, "chunks", "--server", e.ts.URL)
+	if n := strings.Count(out, "\n"); code != exitOK || n < 10 || !strings.Contains(out, id) {
+		t.Errorf("chunks --server: exit %d (%s), %d lines", code, errs, n)
+	}
+	code, out, errs = runCLI(t, "audit", "--server", e.ts.URL)
+	if code != exitOK || !strings.Contains(out, "0 findings") {
+		t.Errorf("audit --server: exit %d (%s):\n%s", code, errs, out)
+	}
+	nv := storetest.NewVersion("imported", "Some imported text to quarantine a chunk of.", 10)
+	nv.Chunks[2].Quarantine = &store.Quarantine{Reason: "text_mismatch", Want: "claimed words", Got: "found words"}
+	if _, err := e.db.PutVersions([]*store.NewVersion{nv}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runCLI(t, "quarantine", "show", "--server", e.ts.URL, nv.Chunks[2].ID())
+	if code != exitPartial || !strings.Contains(out, "QUARANTINED  text_mismatch") || !strings.Contains(out, "claimed words") {
+		t.Errorf("quarantine show --server: exit %d (%s):\n%s", code, errs, out)
+	}
+	// A principal's token, or a service acting for a user, may not copy
+	// the store.
+	t.Setenv("EVIDENCE_TOKEN", analystToken)
+	if code, _, errs := runCLI(t, "chunk", "--server", e.ts.URL, id); code != exitError || !strings.Contains(errs, "403 forbidden") {
+		t.Errorf("chunk --server with a principal's token: exit %d: %s", code, errs)
+	}
+	if r := e.do(request{path: "/v1/snapshot", token: serviceToken, principal: "analyst@example.com"}); r.status != 403 {
+		t.Errorf("snapshot for a user: got %d, want 403", r.status)
+	}
+	if r := e.do(request{path: "/v1/snapshot", token: serviceToken}); r.status != 200 || r.header.Get("Content-Length") != strconv.Itoa(len(r.body)) {
+		t.Errorf("snapshot: got %d, %d bytes, Content-Length %s", r.status, len(r.body), r.header.Get("Content-Length"))
+	}
+}
+
+// jsonString is s as the CLI's JSON output writes it.
+func jsonString(t *testing.T, s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
 // BenchmarkServeChunk measures the server's handling of GET
 // /v1/chunks/{chunk_id} in process (no network), warm: resolve, link, JSON.
 func BenchmarkServeChunk(b *testing.B) {
