@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestQualifiers(t *testing.T) {
@@ -92,3 +93,57 @@ func TestLoadPolicyFormats(t *testing.T) {
 }
 
 func mustUnsupported(_, unsupported, _ []string) []string { return unsupported }
+
+// FuzzWordScanner checks the one-pass scanner against a naive one: at
+// every word start, every keyword and every listed value is tried.
+func FuzzWordScanner(f *testing.F) {
+	f.Add("Effective 1 March 2025 in the EU, version 3; new  york and New York. STRAßE 9, rev. 2", "EU")
+	f.Add("ÉU eu Eu eU euro neu", "Ü")
+	f.Fuzz(func(t *testing.T, s, extra string) {
+		if !utf8.ValidString(extra) {
+			return // policies come through JSON, which makes them valid UTF-8
+		}
+		qs := []Qualifier{
+			{Name: "j", Values: []string{"EU", "New York", "United States", extra}},
+			{Name: "v", Pattern: `(?i)\bversion (\d+)`, Keywords: []string{"version", "rev."}},
+			{Name: "s", Pattern: `(?i)straße (\d+)`, Keywords: []string{"Straße", extra}},
+		}
+		compiled, w, err := compileQualifiers(qs)
+		if err != nil {
+			return // extra made an empty value
+		}
+		gates, got := w.scan(s, nil)
+		var wantGates uint64
+		var want []found
+		for i := 0; i < len(s); i++ {
+			if !isWordByte(s[i]) || i > 0 && isWordByte(s[i-1]) {
+				continue
+			}
+			for qi, q := range qs {
+				for _, k := range q.Keywords {
+					k = strings.TrimSpace(k)
+					if k != "" && compiled[qi].gated && len(s)-i >= len(k) && strings.EqualFold(s[i:i+len(k)], k) {
+						wantGates |= compiled[qi].bit
+					}
+				}
+				for _, v := range q.Values {
+					v = strings.Join(strings.Fields(strings.ToLower(v)), " ")
+					if v != "" && hasPrefixFold(s[i:], v) && (i+len(v) == len(s) || !isWordByte(s[i+len(v)])) {
+						want = append(want, found{qualifier: qi, value: v})
+					}
+				}
+			}
+		}
+		if gates != wantGates {
+			t.Fatalf("gates %b, naive %b", gates, wantGates)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("found %v, naive %v", got, want)
+		}
+		for _, f := range want {
+			if !slices.Contains(got, f) {
+				t.Fatalf("found %v, naive %v", got, want)
+			}
+		}
+	})
+}
