@@ -4,7 +4,7 @@ BIN     := bin/evidence
 DEMO_DB := demo.db
 PKGS    := ./...
 
-.PHONY: all build test lint fuzz bench demo run clean
+.PHONY: all build test race lint fuzz bench demo run clean
 
 all: build
 
@@ -14,6 +14,10 @@ build:
 ## test: unit, golden, CLI and script tests (uses ../shared/corpus when present)
 test:
 	$(GO) test -count=1 $(PKGS)
+
+## race: the packages with concurrency (store caches, server, trace queue) under the race detector
+race:
+	$(GO) test -count=1 -race ./store/ ./resolve/... ./verify/ ./cmd/evidence/
 
 ## lint: gofmt, go vet and staticcheck (pinned in go.mod's tool block)
 lint:
