@@ -32,9 +32,9 @@ func (c *recordCache[T]) get(key, raw []byte, decode func([]byte) (*T, error)) (
 }
 
 // getImmutable is get for a record written once under a key never reused
-// (a version's layout, keyed by its sequence number): the stored bytes are
-// not compared, which for the layout of a long document costs more than
-// the lookup itself. Only a change of length is caught.
+// (a version's layout, keyed by its sequence number and creation time): the
+// stored bytes are not compared, which for the layout of a long document
+// costs more than the lookup itself. Only a change of length is caught.
 func (c *recordCache[T]) getImmutable(key, raw []byte, decode func([]byte) (*T, error)) (*T, error) {
 	return c.lookup(key, raw, decode, true)
 }

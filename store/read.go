@@ -97,7 +97,13 @@ func (t *Tx) Layout(v *Version) (*Layout, error) {
 	if b == nil {
 		return nil, fmt.Errorf("%w: layout of version %s is missing", ErrCorrupt, v.ID)
 	}
-	l, err := t.db.layouts.getImmutable(k, b, decodeLayout)
+	// A layout is written once with its version's content; a tombstoned
+	// version stored again reuses its sequence number with a new creation
+	// time, so the cache key holds both.
+	var ck [16]byte
+	copy(ck[:8], k)
+	binary.BigEndian.PutUint64(ck[8:], uint64(v.Created.UnixNano()))
+	l, err := t.db.layouts.getImmutable(ck[:], b, decodeLayout)
 	if err != nil {
 		return nil, fmt.Errorf("layout of version %s: %w", v.ID, err)
 	}
