@@ -83,6 +83,13 @@ func ChunkTx(tx *store.Tx, chunkID, principal string) (*Resolution, error) {
 	return r, nil
 }
 
+// ChunkInto is ChunkTx filling a resolution the caller owns (reset first),
+// so that a batch can reuse one.
+func ChunkInto(tx *store.Tx, r *Resolution, chunkID, principal string) error {
+	*r = Resolution{ChunkID: chunkID}
+	return chunkTx(tx, r, principal)
+}
+
 func chunkTx(tx *store.Tx, r *Resolution, principal string) error {
 	versionID, ordinal, err := store.ParseChunkID(r.ChunkID)
 	if err != nil {

@@ -34,7 +34,9 @@ func (c *recordCache[T]) get(key, raw []byte, decode func([]byte) (*T, error)) (
 // getImmutable is get for a record written once under a key never reused
 // (a version's layout, keyed by its sequence number and creation time): the
 // stored bytes are not compared, which for the layout of a long document
-// costs more than the lookup itself. Only a change of length is caught.
+// costs more than the lookup itself (only a change of length is caught),
+// and the cached value itself is returned, not a copy: callers must not
+// change it.
 func (c *recordCache[T]) getImmutable(key, raw []byte, decode func([]byte) (*T, error)) (*T, error) {
 	return c.lookup(key, raw, decode, true)
 }
@@ -44,6 +46,9 @@ func (c *recordCache[T]) lookup(key, raw []byte, decode func([]byte) (*T, error)
 	e, ok := c.m[string(key)]
 	c.mu.RUnlock()
 	if ok && e.n == len(raw) && (immutable || bytes.Equal(e.raw, raw)) {
+		if immutable {
+			return e.val, nil
+		}
 		v := *e.val // callers own the struct; its strings and slices are shared and read-only
 		return &v, nil
 	}
@@ -61,6 +66,9 @@ func (c *recordCache[T]) lookup(key, raw []byte, decode func([]byte) (*T, error)
 	}
 	c.m[string(key)] = e
 	c.mu.Unlock()
+	if immutable {
+		return val, nil
+	}
 	v := *val
 	return &v, nil
 }

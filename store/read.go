@@ -87,7 +87,8 @@ func deletedErr(v *Version) error {
 	return fmt.Errorf("%w: version %s of %q", ErrDeleted, v.ID, v.DocumentID)
 }
 
-// Layout returns a version's page map and sections.
+// Layout returns a version's page map and sections. The layout is shared
+// with a cache: read it, never change it.
 func (t *Tx) Layout(v *Version) (*Layout, error) {
 	if v.Status == StatusDeleted {
 		return nil, deletedErr(v)

@@ -51,13 +51,14 @@ func Check(ctx context.Context, db Viewer, req *Request, pol *Policy) (*Report, 
 }
 
 type checker struct {
-	tx        *store.Tx
-	req       *Request
-	pol       *Policy
-	retrieved map[string]bool
-	figures   [2][]Figure     // reused buffers: a claim's figures and its evidence's
-	layouts   []*store.Layout // read in this request, by version
-	layoutOf  []uint64        // their version sequences
+	tx         *store.Tx
+	req        *Request
+	pol        *Policy
+	retrieved  map[string]bool
+	figures    [2][]Figure        // reused buffers: a claim's figures and its evidence's
+	resolution resolve.Resolution // reused for each citation
+	layouts    []*store.Layout    // read in this request, by version
+	layoutOf   []uint64           // their version sequences
 }
 
 // layout returns a version's layout, read once per request: an answer's
@@ -213,8 +214,8 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 		}
 		return unresolved("not_retrieved")
 	}
-	r, err := resolve.ChunkTx(c.tx, e.ChunkID, c.req.Principal)
-	if err != nil {
+	r := &c.resolution
+	if err := resolve.ChunkInto(c.tx, r, e.ChunkID, c.req.Principal); err != nil {
 		return er, "", "", err
 	}
 	switch r.Status {
