@@ -1,11 +1,13 @@
 package verify
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseRequestBadInput(t *testing.T) {
@@ -122,5 +124,34 @@ func TestUncitedSentences(t *testing.T) {
 		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
 			t.Errorf("UncitedSentences(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestEncodeTrace: a trace assembled from an encoded policy and report is
+// byte for byte the trace Answer stores.
+func TestEncodeTrace(t *testing.T) {
+	req := &Request{RequestID: "r <1> & 2", Principal: "p", Retrieved: []string{"a-0"},
+		Claims: []Claim{{ClaimID: "c", Text: "x < y", Evidence: []Evidence{{ChunkID: "a-0", Quote: "q & r"}}}}}
+	rep := &Report{RequestID: req.RequestID, TraceID: "t", Disposition: AnswerAccept, Claims: []ClaimReport{{ClaimID: "c",
+		Status: Supported, Disposition: Accept, Reasons: []string{}, Evidence: []EvidenceReport{{ChunkID: "a-0", Text: "<b>q & r</b>"}}}}}
+	pol := DefaultPolicy()
+	at := time.Date(2026, 11, 30, 1, 2, 3, 456789000, time.UTC)
+	want, err := json.Marshal(&Trace{TraceID: "t", Time: at, StoreSequence: 7, Policy: pol, Request: req, Report: rep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	policyJSON, _ := json.Marshal(pol)
+	var report bytes.Buffer // as the server sends it: no HTML escaping, a newline
+	enc := json.NewEncoder(&report)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(rep); err != nil {
+		t.Fatal(err)
+	}
+	got, err := EncodeTrace("t", at, 7, policyJSON, req, report.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("EncodeTrace:\n%s\nwant\n%s", got, want)
 	}
 }

@@ -47,15 +47,9 @@ func Answer(ctx context.Context, db TraceStore, req *Request, pol *Policy) (*Rep
 		return nil, err
 	}
 	now := time.Now().UTC()
-	// The id starts with the time in milliseconds, so that traces are
-	// appended to the store's index in time order (a random id would
-	// rewrite pages all over it), then 8 random bytes.
-	var id [14]byte
-	binary.BigEndian.PutUint64(id[:8], uint64(now.UnixMilli())<<16)
-	if _, err := rand.Read(id[6:]); err != nil {
+	if rep.TraceID, err = NewTraceID(now); err != nil {
 		return nil, err
 	}
-	rep.TraceID = hex.EncodeToString(id[:])
 	b, err := json.Marshal(&Trace{TraceID: rep.TraceID, Time: now, StoreSequence: seq, Policy: pol, Request: req, Report: rep})
 	if err != nil {
 		return nil, err
@@ -64,4 +58,31 @@ func Answer(ctx context.Context, db TraceStore, req *Request, pol *Policy) (*Rep
 		return nil, fmt.Errorf("verify: storing trace: %w", err)
 	}
 	return rep, nil
+}
+
+// NewTraceID returns the id of a trace made at now: the time in
+// milliseconds, so that traces are appended to the store's index in time
+// order (a random id would rewrite pages all over it), then 8 random
+// bytes, in hex.
+func NewTraceID(now time.Time) (string, error) {
+	var id [14]byte
+	binary.BigEndian.PutUint64(id[:8], uint64(now.UnixMilli())<<16)
+	if _, err := rand.Read(id[6:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(id[:]), nil
+}
+
+// EncodeTrace returns the stored form of a trace whose policy and report
+// are already JSON, as a server has them (the policy encoded once, the
+// report as sent): the bytes json.Marshal of the Trace gives.
+func EncodeTrace(id string, at time.Time, storeSequence uint64, policy json.RawMessage, req *Request, report json.RawMessage) ([]byte, error) {
+	return json.Marshal(&struct {
+		TraceID       string          `json:"trace_id"`
+		Time          time.Time       `json:"time"`
+		StoreSequence uint64          `json:"store_sequence"`
+		Policy        json.RawMessage `json:"policy"`
+		Request       *Request        `json:"request"`
+		Report        json.RawMessage `json:"report"`
+	}{id, at, storeSequence, policy, req, report})
 }

@@ -44,11 +44,12 @@ type serverConfig struct {
 // read transaction seeing one consistent state of the store.
 type server struct {
 	serverConfig
-	db      *store.DB
-	mux     *http.ServeMux
-	metrics *serverMetrics
-	log     *log.Logger
-	traces  verify.TraceStore // the store itself, or a traceQueue in front of it
+	db         *store.DB
+	mux        *http.ServeMux
+	metrics    *serverMetrics
+	log        *log.Logger
+	traces     *traceQueue // nil: traces are committed before the response
+	policyJSON []byte      // the policy, encoded once for traces
 }
 
 type handlerFunc func(w http.ResponseWriter, r *http.Request, c *caller) error
@@ -62,9 +63,12 @@ func newServer(db *store.DB, cfg serverConfig) *server {
 	}
 	s := &server{serverConfig: cfg, db: db, mux: http.NewServeMux(), log: log.New(cfg.errlog, "evidence serve: ", log.LstdFlags)}
 	s.metrics = newServerMetrics(db)
-	s.traces = db
+	var err error
+	if s.policyJSON, err = json.Marshal(cfg.policy); err != nil {
+		panic("serve: policy does not encode: " + err.Error()) // it was decoded from JSON
+	}
 	if cfg.traceWrites == traceAsync {
-		s.traces = newTraceQueue(db, s.log, s.metrics)
+		s.traces = newTraceQueue(db, s.policyJSON, s.log, s.metrics)
 	}
 	s.handle("GET /v1/chunks/{chunk_id}", accessRead, s.getChunk)
 	s.handle("POST /v1/resolve", accessRead, s.postResolve)
@@ -204,21 +208,32 @@ var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 func writeJSON(w http.ResponseWriter, status int, v any) error {
 	buf := jsonBuffers.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= 1<<20 {
-			buf.Reset()
-			jsonBuffers.Put(buf)
-		}
-	}()
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	defer putJSONBuffer(buf)
+	if err := encodeJSON(buf, v); err != nil {
 		return err
 	}
+	return writeJSONBytes(w, status, buf.Bytes())
+}
+
+func putJSONBuffer(buf *bytes.Buffer) {
+	if buf.Cap() <= 1<<20 {
+		buf.Reset()
+		jsonBuffers.Put(buf)
+	}
+}
+
+// encodeJSON writes v as the API's bodies are written: no HTML escaping.
+func encodeJSON(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func writeJSONBytes(w http.ResponseWriter, status int, b []byte) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
-	_, err := w.Write(buf.Bytes())
+	_, err := w.Write(b)
 	return err
 }
 
@@ -525,20 +540,55 @@ func (s *server) postVerify(w http.ResponseWriter, r *http.Request, c *caller) e
 	if req.Principal, err = c.bodyPrincipal(req.Principal); err != nil {
 		return errorf(http.StatusForbidden, "forbidden", "%v", err)
 	}
-	var rep *verify.Report
+	trace := true
 	switch r.URL.Query().Get("trace") {
 	case "", "true", "1":
-		rep, err = verify.Answer(r.Context(), s.traces, req, s.policy)
 	case "false", "0":
-		rep, err = verify.Check(r.Context(), s.db, req, s.policy)
+		trace = false
 	default:
 		return errorf(http.StatusBadRequest, "bad_request", "trace=%q: want true or false", r.URL.Query().Get("trace"))
 	}
+	var seq uint64
+	if trace {
+		if err := s.db.View(func(tx *store.Tx) error { seq = tx.Sequence(); return nil }); err != nil {
+			return err
+		}
+	}
+	rep, err := verify.Check(r.Context(), s.db, req, s.policy)
 	if err != nil {
 		return err
 	}
 	s.metrics.verified(rep)
-	return writeJSON(w, http.StatusOK, rep)
+	if !trace {
+		return writeJSON(w, http.StatusOK, rep)
+	}
+	// The trace holds the report as sent: encode it once, for both.
+	t := pendingTrace{at: time.Now().UTC(), storeSequence: seq, request: req}
+	if t.id, err = verify.NewTraceID(t.at); err != nil {
+		return err
+	}
+	rep.TraceID = t.id
+	buf := jsonBuffers.Get().(*bytes.Buffer)
+	defer putJSONBuffer(buf)
+	if err := encodeJSON(buf, rep); err != nil {
+		return err
+	}
+	if s.traces != nil {
+		t.report = bytes.Clone(buf.Bytes())
+		if err := s.traces.put(t); err != nil {
+			return errorf(http.StatusServiceUnavailable, "unavailable", "%v", err)
+		}
+	} else {
+		t.report = buf.Bytes()
+		b, err := t.encode(s.policyJSON)
+		if err != nil {
+			return err
+		}
+		if err := s.db.PutTrace(t.id, b); err != nil {
+			return fmt.Errorf("storing trace %s: %w", t.id, err)
+		}
+	}
+	return writeJSONBytes(w, http.StatusOK, buf.Bytes())
 }
 
 func (s *server) getDocuments(w http.ResponseWriter, r *http.Request, c *caller) error {
@@ -773,8 +823,8 @@ func (s *server) healthz(w http.ResponseWriter, r *http.Request, c *caller) erro
 // close finishes the server's background work: traces still queued are
 // stored. Call it after the HTTP server has shut down.
 func (s *server) close() {
-	if q, ok := s.traces.(*traceQueue); ok {
-		q.close()
+	if s.traces != nil {
+		s.traces.close()
 	}
 }
 

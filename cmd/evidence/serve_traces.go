@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -29,10 +30,28 @@ const (
 // dropped.
 const maxQueuedTraces = 4096
 
-// traceQueue is the verify.TraceStore of a server with async trace writes.
+// pendingTrace is a verification whose trace is still to be stored. Its
+// JSON is built from parts the response already produced: the report as
+// sent and the policy encoded once, so the request is the only part encoded
+// again.
+type pendingTrace struct {
+	id            string
+	at            time.Time
+	storeSequence uint64
+	request       *verify.Request // not changed once verified
+	report        []byte          // the report's JSON as sent
+}
+
+func (t *pendingTrace) encode(policy []byte) ([]byte, error) {
+	return verify.EncodeTrace(t.id, t.at, t.storeSequence, policy, t.request, t.report)
+}
+
+// traceQueue stores the traces of a server with async trace writes: it
+// encodes and commits them behind the responses.
 type traceQueue struct {
 	db      *store.DB
-	queue   chan store.TraceRecord
+	policy  []byte // the server's policy as JSON
+	queue   chan pendingTrace
 	done    chan struct{}
 	log     *log.Logger
 	written prometheus.Counter
@@ -42,44 +61,54 @@ type traceQueue struct {
 	closed bool
 }
 
-func newTraceQueue(db *store.DB, logger *log.Logger, m *serverMetrics) *traceQueue {
-	q := &traceQueue{db: db, queue: make(chan store.TraceRecord, maxQueuedTraces), done: make(chan struct{}), log: logger,
+func newTraceQueue(db *store.DB, policy []byte, logger *log.Logger, m *serverMetrics) *traceQueue {
+	q := &traceQueue{db: db, policy: policy, queue: make(chan pendingTrace, maxQueuedTraces), done: make(chan struct{}), log: logger,
 		written: m.traces.WithLabelValues("written"), failed: m.traces.WithLabelValues("failed")}
 	go q.run()
 	return q
 }
 
-func (q *traceQueue) View(fn func(*store.Tx) error) error { return q.db.View(fn) }
-
-// PutTrace queues a trace; it blocks only while the queue is full. After
-// close (a request that outlived the shutdown grace period) it fails.
-func (q *traceQueue) PutTrace(id string, trace []byte) error {
+// put queues a trace; it blocks only while the queue is full. After close
+// (a request that outlived the shutdown grace period) it fails.
+func (q *traceQueue) put(t pendingTrace) error {
 	q.mu.RLock()
 	defer q.mu.RUnlock()
 	if q.closed {
 		return errors.New("the server is stopping")
 	}
-	q.queue <- store.TraceRecord{ID: id, Trace: trace}
+	q.queue <- t
 	return nil
 }
 
 // run commits what is queued, as one transaction, until the queue closes.
 func (q *traceQueue) run() {
 	defer close(q.done)
+	pending := make([]pendingTrace, 0, 256)
 	batch := make([]store.TraceRecord, 0, 256)
 	for t := range q.queue {
-		batch = append(batch[:0], t)
+		pending = append(pending[:0], t)
 	more:
-		for len(batch) < cap(batch) {
+		for len(pending) < cap(pending) {
 			select {
 			case t, ok := <-q.queue:
 				if !ok {
 					break more
 				}
-				batch = append(batch, t)
+				pending = append(pending, t)
 			default:
 				break more
 			}
+		}
+		batch = batch[:0]
+		for i := range pending {
+			b, err := pending[i].encode(q.policy)
+			if err != nil {
+				q.failed.Inc()
+				q.log.Printf("encoding verification trace %s: %v", pending[i].id, err)
+				continue
+			}
+			batch = append(batch, store.TraceRecord{ID: pending[i].id, Trace: b})
+			pending[i] = pendingTrace{} // let the request and report go
 		}
 		if err := q.db.PutTraces(batch); err != nil {
 			q.failed.Add(float64(len(batch)))
@@ -101,5 +130,3 @@ func (q *traceQueue) close() {
 	q.mu.Unlock()
 	<-q.done
 }
-
-var _ verify.TraceStore = (*traceQueue)(nil)
