@@ -96,31 +96,57 @@ func appendFigures(out []Figure, s string) []Figure {
 				continue
 			}
 			if code, n := currencyCode(s, i); code != "" {
+				neg := false
+				if k := minusLen(s, n); k > 0 && n+k < len(s) && isDigit(rune(s[n+k])) {
+					n, neg = n+k, true // "EUR -2.5 million"
+				}
 				if f, m, ok := number(s, n, code, i); ok {
-					out = append(out, f)
+					out = append(out, signed(f, neg))
 					i = m
 					continue
 				}
 			}
 		case currencySymbol(r) != "":
-			if f, n, ok := number(s, skipSpaces(s, i+size), currencySymbol(r), i); ok {
-				out = append(out, f)
+			// A minus may stand before the sign ("-$2.5 million") or after it.
+			from, neg := i, false
+			if m := minusBefore(s, i); m >= 0 {
+				from, neg = m, true
+			}
+			j := skipSpaces(s, i+size)
+			if n := minusLen(s, j); n > 0 && j+n < len(s) && isDigit(rune(s[j+n])) {
+				j, neg = j+n, !neg
+			}
+			if f, n, ok := number(s, j, currencySymbol(r), from); ok {
+				out = append(out, signed(f, neg))
 				i = n
 				continue
 			}
-		case isDigit(r) && (i == 0 || !isWordByte(s[i-1])):
-			if f, n, ok := isoDate(s, i); ok {
-				out = append(out, f)
-				i = n
+		case isDigit(r):
+			m := minusBefore(s, i)
+			if m < 0 && wordBefore(s, i) {
+				// Inside a word or code ("v3.5", "FY2024", "x86"): no figure
+				// starts here, nor at the digits after its decimal point.
+				i = skipToken(s, i)
 				continue
 			}
-			if f, n, ok := numericDate(s, i); ok {
-				out = append(out, f)
-				i = n
-				continue
+			if m < 0 {
+				if f, n, ok := isoDate(s, i); ok {
+					out = append(out, f)
+					i = n
+					continue
+				}
+				if f, n, ok := numericDate(s, i); ok {
+					out = append(out, f)
+					i = n
+					continue
+				}
 			}
-			if f, n, ok := number(s, i, "", i); ok {
-				out = append(out, f)
+			from := i
+			if m >= 0 {
+				from = m
+			}
+			if f, n, ok := number(s, i, "", from); ok {
+				out = append(out, signed(f, m >= 0))
 				i = n
 				continue
 			}
@@ -137,6 +163,66 @@ var figureStart = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// minusLen returns the length of a minus sign at s[j:]: a hyphen-minus,
+// U+2212 or an en dash, as typeset tables write negative figures; else 0.
+func minusLen(s string, j int) int {
+	switch {
+	case j < len(s) && s[j] == '-':
+		return 1
+	case strings.HasPrefix(s[j:], "\u2212"), strings.HasPrefix(s[j:], "\u2013"):
+		return 3
+	}
+	return 0
+}
+
+// minusBefore returns where the minus sign of a negative figure starting
+// at i begins, or -1. A minus is a sign only when it starts a word: in
+// "10-12", "10–12" or "RAG-41" it joins.
+func minusBefore(s string, i int) int {
+	j := -1
+	switch {
+	case i >= 1 && s[i-1] == '-':
+		j = i - 1
+	case i >= 3 && (s[i-3:i] == "\u2212" || s[i-3:i] == "\u2013"):
+		j = i - 3
+	}
+	if j < 0 || wordBefore(s, j) {
+		return -1
+	}
+	return j
+}
+
+// signed makes f negative when neg is set: -3.5% and 3.5% are different
+// values, so a flipped sign is caught like any changed digit.
+func signed(f Figure, neg bool) Figure {
+	if neg && f.Value != "0" && f.Kind != "date" && f.Kind != "year" {
+		f.Value = "-" + f.Value
+	}
+	return f
+}
+
+// wordBefore reports whether a letter, digit or '_' ends s[:i]; a dash, a
+// no-break space or other punctuation outside ASCII does not.
+func wordBefore(s string, i int) bool {
+	if i == 0 {
+		return false
+	}
+	if s[i-1] < utf8.RuneSelf {
+		return isWordByte(s[i-1])
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
+}
+
+// skipToken returns the end of the word or code that holds the digit at
+// i, decimal points and commas between digits included.
+func skipToken(s string, i int) int {
+	for i < len(s) && (isWordByte(s[i]) || (s[i] == '.' || s[i] == ',') && i+1 < len(s) && isDigit(rune(s[i+1]))) {
+		i++
+	}
+	return i
+}
 
 func isDigit(r rune) bool    { return '0' <= r && r <= '9' }
 func isUpper(r rune) bool    { return 'A' <= r && r <= 'Z' }

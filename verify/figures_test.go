@@ -27,6 +27,11 @@ func TestFigures(t *testing.T) {
 		{"a syndicate of 7 banks", []string{"count:bank=7"}},
 		{"version 4.2", []string{"number=4.2"}},
 		{"Zürich 8001, ☕ 2 cups", []string{"number=8001", "count:cup=2"}},
+		{"a margin of -3.5%, −3.5%, (–3.5%) and\u00a0−3.5 %", []string{"percent=-3.5", "percent=-3.5", "percent=-3.5", "percent=-3.5"}},
+		{"pages 10-12, 10–12 and 2023-2024", []string{"number=10", "number=12", "number=10", "number=12", "year=2023", "year=2024"}},
+		{"EUR -2.5 million, -$3, $-4 and −€5", []string{"amount:EUR=-2500000", "amount:USD=-3", "amount:USD=-4", "amount:EUR=-5"}},
+		{"v3.5, x86_64, FY2024 and Q3", nil}, // digits inside a word are no figure, nor is what follows their point
+		{"a change of -0 and - 3", []string{"number=0", "number=3"}},
 		{"", nil},
 	}
 	for _, tt := range tests {
