@@ -123,9 +123,10 @@ func appendFigures(out []Figure, s string) []Figure {
 			}
 		case isDigit(r):
 			m := minusBefore(s, i)
-			if m < 0 && wordBefore(s, i) {
-				// Inside a word or code ("v3.5", "FY2024", "x86"): no figure
-				// starts here, nor at the digits after its decimal point.
+			if m < 0 && wordBefore(s, i) || codeToken(s, i) {
+				// Inside a word or code ("v3.5", "FY2024", "x86", a commit
+				// hash "846f34d351"): no figure starts here, nor at the
+				// digits after its decimal point.
 				i = skipToken(s, i)
 				continue
 			}
@@ -213,6 +214,26 @@ func wordBefore(s string, i int) bool {
 	}
 	r, _ := utf8.DecodeLastRuneInString(s[:i])
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
+}
+
+// codeToken reports whether the word starting at i mixes digits, letters
+// and digits again, as hashes and part numbers do ("846f34d351", "2x4"): a
+// number with a unit attached ("12kg", "3.25x") does not.
+func codeToken(s string, i int) bool {
+	letter := false
+	for ; i < len(s) && isWordByte(s[i]); i++ {
+		switch {
+		case isDigit(rune(s[i])):
+			if letter {
+				return true
+			}
+		case s[i] < utf8.RuneSelf:
+			letter = true
+		default:
+			return false // a word with letters outside ASCII is prose
+		}
+	}
+	return false
 }
 
 // skipToken returns the end of the word or code that holds the digit at
