@@ -72,7 +72,7 @@ func sentences(s string) []sentence {
 		}
 		i += size
 		cp++
-		end := r == '.' || r == '!' || r == '?' || r == '。' || r == '！' || r == '？'
+		end := r == '.' && !abbreviation(cur.String()) || r == '!' || r == '?' || r == '。' || r == '！' || r == '？'
 		if end && (i >= len(s) || s[i] == ' ' || s[i] == '\n' || s[i] == '[' || r >= utf8.RuneSelf) {
 			// Markers that follow at once stay with this sentence.
 			k := i
@@ -99,6 +99,44 @@ func sentences(s string) []sentence {
 	}
 	flush(cp)
 	return out
+}
+
+// abbreviations end with a period that does not end a sentence: titles
+// before a name, references before a number, Latin shorthand. "etc." is
+// left out: it ends sentences as often as not.
+var abbreviations = map[string]bool{"dr": true, "mr": true, "mrs": true, "ms": true, "prof": true, "st": true,
+	"no": true, "nos": true, "pp": true, "para": true, "paras": true, "art": true, "arts": true, "sec": true,
+	"secs": true, "ch": true, "fig": true, "figs": true, "vol": true, "cf": true, "vs": true, "al": true,
+	"approx": true, "inc": true, "ltd": true, "co": true, "corp": true, "jr": true, "sr": true, "jan": true,
+	"feb": true, "mar": true, "apr": true, "jun": true, "jul": true, "aug": true, "sep": true, "sept": true,
+	"oct": true, "nov": true, "dec": true, "est": true, "dept": true, "mt": true}
+
+// abbreviation reports whether the sentence so far, which ends in a
+// period, ends in an abbreviation: a known one ("Dr.", "p.", "No."), an
+// initial ("J."), or a dotted one ("U.S.", "e.g.", "i.e."). A sentence
+// that truly ends in one is joined to the next, which can only make a
+// citation cover more, never report a fragment as uncited.
+func abbreviation(sofar string) bool {
+	w := strings.TrimSuffix(sofar, ".")
+	if i := strings.LastIndexFunc(w, func(r rune) bool { return unicode.IsSpace(r) || r == '(' || r == '"' || r == '“' }); i >= 0 {
+		_, size := utf8.DecodeRuneInString(w[i:])
+		w = w[i+size:]
+	}
+	if w == "" {
+		return false
+	}
+	if r, size := utf8.DecodeRuneInString(w); size == len(w) && unicode.IsLetter(r) {
+		return true // an initial, or "p." before a page
+	}
+	if strings.Contains(w, ".") {
+		for _, part := range strings.Split(w, ".") {
+			if r, size := utf8.DecodeRuneInString(part); size != len(part) || !unicode.IsLetter(r) {
+				return false // "3.5", "example.com" end sentences
+			}
+		}
+		return true
+	}
+	return abbreviations[strings.ToLower(w)]
 }
 
 // isMarker reports whether s looks like a chunk id (or a list of them).

@@ -111,6 +111,11 @@ func TestUncitedSentences(t *testing.T) {
 		{"You should keep receipts. It might take 3 days.", nil},
 		{"The policy applies to all employees of the group worldwide.", []string{"The policy applies to all employees of the group worldwide."}},
 		{"Café au lait costs EUR 4 in Zürich.", []string{"Café au lait costs EUR 4 in Zürich."}},
+		// Abbreviations do not end sentences: the marker covers all of it.
+		{"The margin was −3.5% (see p. 47) [r-1]. The U.S. office of Kestrel Ltd. closed in 2025 [r-2].", nil},
+		{"Employees file within 14 days [a-1]. Dr. Smith approved the policy on 1 March 2025.", []string{"Dr. Smith approved the policy on 1 March 2025."}},
+		{"Net leverage is 3.25x (cf. Art. 7, i.e. the covenant) [c-1]. The rate is 3.5. The cap is EUR 4 [c-2].", []string{"The rate is 3.5."}},
+		{"See example.com. It lists 7 banks [c-3].", nil},
 		{"", nil},
 	}
 	for _, tt := range tests {
