@@ -97,7 +97,12 @@ func FuzzParseRequest(f *testing.F) {
 				}
 			}
 		}
-		UncitedSentences(req.Answer)
+		r := []rune(req.Answer)
+		for _, s := range UncitedSentences(req.Answer) {
+			if s.Start < 0 || s.End > len(r) || s.Start > s.End || string(r[s.Start:s.End]) != s.Text {
+				t.Fatalf("sentence %q at [%d, %d) of %q", s.Text, s.Start, s.End, req.Answer)
+			}
+		}
 	})
 }
 
@@ -159,4 +164,18 @@ func TestEncodeTrace(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("EncodeTrace:\n%s\nwant\n%s", got, want)
 	}
+}
+
+// FuzzUncitedSentences: every sentence reported is the answer's text at
+// its offsets, trimmed, whatever the prose.
+func FuzzUncitedSentences(f *testing.F) {
+	f.Add("The margin was −3.5% (see p. 47) [r-1]. Dr. Smith approved it on 1 March 2025.\n\nThe U.S. office closed [a, b].")
+	f.Fuzz(func(t *testing.T, answer string) {
+		r := []rune(answer)
+		for _, s := range UncitedSentences(answer) {
+			if s.Start < 0 || s.End > len(r) || s.Start > s.End || strings.TrimSpace(string(r[s.Start:s.End])) != s.Text {
+				t.Fatalf("sentence %q at [%d, %d) of %q", s.Text, s.Start, s.End, answer)
+			}
+		}
+	})
 }
