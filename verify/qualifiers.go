@@ -35,6 +35,10 @@ type keyword struct {
 type value struct {
 	qualifier int
 	text      string // lower case, single spaces
+	// exact is the value as written when it is an acronym in capitals
+	// ("US", "EU"): it matches only in capitals, or "us" in "contact us"
+	// would read as a jurisdiction.
+	exact string
 }
 
 // found is a listed value found in a text.
@@ -62,13 +66,18 @@ func compileQualifiers(qs []Qualifier) ([]qualifier, wordScanner, error) {
 			}
 			c.re = re
 		}
-		for _, v := range q.Values {
-			v = strings.Join(strings.Fields(strings.ToLower(v)), " ")
+		for _, raw := range q.Values {
+			raw = strings.Join(strings.Fields(raw), " ")
+			v := strings.ToLower(raw)
 			if v == "" {
 				return nil, w, fmt.Errorf("%w: qualifier %q has an empty value", ErrPolicy, q.Name)
 			}
+			val := value{qualifier: i, text: v}
+			if acronym(raw) {
+				val.exact = raw
+			}
 			first, _, _ := strings.Cut(v, " ")
-			w.values[first] = append(w.values[first], value{qualifier: i, text: v})
+			w.values[first] = append(w.values[first], val)
 			if len(first) < 64 {
 				w.valueLen[first[0]] |= 1 << len(first)
 			}
@@ -131,7 +140,11 @@ func (w *wordScanner) scan(s string, into []found) (gates uint64, _ []found) {
 				word[k] = lowerASCII(s[i+k])
 			}
 			for _, v := range w.values[string(word)] { // a map lookup by converted bytes does not allocate
-				if hasPrefixFold(s[i:], v.text) && (i+len(v.text) == len(s) || !isWordByte(s[i+len(v.text)])) {
+				matches := hasPrefixFold(s[i:], v.text)
+				if v.exact != "" {
+					matches = strings.HasPrefix(s[i:], v.exact)
+				}
+				if matches && (i+len(v.text) == len(s) || !isWordByte(s[i+len(v.text)])) {
 					into = append(into, found{qualifier: v.qualifier, value: v.text})
 				}
 			}
@@ -160,9 +173,37 @@ func (q *qualifier) find(i int, s string, gates uint64, listed []found, into []s
 		if len(m) > 1 && m[1] != "" {
 			v = m[1]
 		}
-		into = append(into, strings.ToLower(strings.Join(strings.Fields(v), " ")))
+		into = append(into, canonicalValue(v))
 	}
 	return into
+}
+
+// canonicalValue is how a pattern's value is compared: a date as its
+// calendar date ("1 March 2025" = "2025-03-01"), a version without its
+// "v" ("v2" = "2"), anything else lower case with single spaces.
+func canonicalValue(v string) string {
+	if figs := Figures(v); len(figs) == 1 && figs[0].Kind == "date" && len(figs[0].Text) == len(strings.TrimSpace(v)) {
+		return figs[0].Value
+	}
+	v = strings.ToLower(strings.Join(strings.Fields(v), " "))
+	if len(v) > 1 && v[0] == 'v' && isDigit(rune(v[1])) {
+		v = v[1:]
+	}
+	return v
+}
+
+// acronym reports whether a listed value is written in capitals, two or
+// more of them and nothing else ("US", "EEA").
+func acronym(v string) bool {
+	if len(v) < 2 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if !isUpper(rune(v[i])) {
+			return false
+		}
+	}
+	return true
 }
 
 func lowerASCII(b byte) byte {

@@ -24,7 +24,10 @@ func TestQualifiers(t *testing.T) {
 		claim, evidence                    string
 		missing, unsupported, contradicted []string
 	}{
-		{"Applies in the EU under Version 3.", "In the eu, VERSION 3 applies.", nil, nil, nil},
+		{"Applies in the EU under Version 3.", "In the EU, VERSION 3 applies.", nil, nil, nil},
+		{"Reports are due in 14 days.", "Contact us within 14 days.", nil, nil, nil}, // "us" is no jurisdiction: acronyms match in capitals
+		{"Applies in the eu.", "Applies in the EU.", []string{"jurisdiction"}, nil, nil},
+		{"Applies in new york.", "Applies in New York.", nil, nil, nil}, // names match in any case
 		{"Applies in New York.", "Applies in new  york.", nil, []string{"jurisdiction"}, nil}, // values are single-spaced words
 		{"Applies in New York.", "Applies in New Yorkshire.", nil, []string{"jurisdiction"}, nil},
 		{"Applies.", "Applies in the European Union.", []string{"jurisdiction"}, nil, nil},
@@ -49,6 +52,26 @@ func TestQualifiers(t *testing.T) {
 	} {
 		if _, err := ParsePolicy([]byte(bad)); !errors.Is(err, ErrPolicy) {
 			t.Errorf("%s: got %v, want ErrPolicy", bad, err)
+		}
+	}
+}
+
+// TestDefaultPolicyValues: pattern values compare as what they mean.
+func TestDefaultPolicyValues(t *testing.T) {
+	c := checker{pol: DefaultPolicy()}
+	tests := []struct {
+		claim, evidence string
+		contradicted    []string
+	}{
+		{"The policy is effective 1 March 2025.", "Effective from 2025-03-01, the policy applies.", nil}, // one date, two spellings
+		{"The policy is effective 2 March 2025.", "Effective from 2025-03-01, the policy applies.", []string{"effective_date"}},
+		{"Under version v2 of the policy.", "Under version 2 of the policy.", nil},
+		{"Under version 3 of the policy.", "Under version 2 of the policy.", []string{"policy_version"}},
+	}
+	for _, tt := range tests {
+		m, u, x := c.checkQualifiers(tt.claim, tt.evidence)
+		if len(m) > 0 || len(u) > 0 || !slices.Equal(x, tt.contradicted) {
+			t.Errorf("%q vs %q: got missing %v unsupported %v contradicted %v, want contradicted %v", tt.claim, tt.evidence, m, u, x, tt.contradicted)
 		}
 	}
 }
@@ -127,8 +150,13 @@ func FuzzWordScanner(f *testing.F) {
 					}
 				}
 				for _, v := range q.Values {
-					v = strings.Join(strings.Fields(strings.ToLower(v)), " ")
-					if v != "" && hasPrefixFold(s[i:], v) && (i+len(v) == len(s) || !isWordByte(s[i+len(v)])) {
+					raw := strings.Join(strings.Fields(v), " ")
+					v = strings.ToLower(raw)
+					match := hasPrefixFold(s[i:], v)
+					if acronym(raw) {
+						match = strings.HasPrefix(s[i:], raw)
+					}
+					if v != "" && match && (i+len(v) == len(s) || !isWordByte(s[i+len(v)])) {
 						want = append(want, found{qualifier: qi, value: v})
 					}
 				}
