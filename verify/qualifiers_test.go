@@ -27,7 +27,7 @@ func TestQualifiers(t *testing.T) {
 		{"Applies in the EU under Version 3.", "In the EU, VERSION 3 applies.", nil, nil, nil},
 		{"Reports are due in 14 days.", "Contact us within 14 days.", nil, nil, nil}, // "us" is no jurisdiction: acronyms match in capitals
 		{"Applies in the eu.", "Applies in the EU.", []string{"jurisdiction"}, nil, nil},
-		{"Applies in new york.", "Applies in New York.", nil, nil, nil}, // names match in any case
+		{"Applies in new york.", "Applies in New York.", nil, nil, nil},                       // names match in any case
 		{"Applies in New York.", "Applies in new  york.", nil, []string{"jurisdiction"}, nil}, // values are single-spaced words
 		{"Applies in New York.", "Applies in New Yorkshire.", nil, []string{"jurisdiction"}, nil},
 		{"Applies.", "Applies in the European Union.", []string{"jurisdiction"}, nil, nil},
