@@ -47,6 +47,7 @@ type claimExpect struct {
 	Reasons         []string `json:"reasons"`
 	EvidenceReasons []string `json:"evidence_reasons"`
 	FoundInPage     int      `json:"found_in_page"`
+	Elided          *bool    `json:"elided"`
 }
 
 func loadFixtures(t *testing.T) []fixture {
@@ -208,6 +209,9 @@ func checkReport(t *testing.T, fx *fixture, rep *verify.Report) {
 		}
 		if want.Match != "" && (len(cr.Evidence) == 0 || cr.Evidence[0].Match != want.Match) {
 			t.Errorf("claim %s: got match %+v, want %s", cr.ClaimID, cr.Evidence, want.Match)
+		}
+		if want.Elided != nil && (len(cr.Evidence) == 0 || cr.Evidence[0].Elided != *want.Elided) {
+			t.Errorf("claim %s: evidence %+v, want elided %v", cr.ClaimID, cr.Evidence, *want.Elided)
 		}
 		if want.FoundInPage != 0 {
 			if e := cr.Evidence[0]; e.FoundIn == nil || e.FoundIn.PageNumber != want.FoundInPage {

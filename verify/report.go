@@ -78,10 +78,14 @@ type ClaimReport struct {
 // ingestion metadata, never from the model; for forbidden evidence nothing
 // of the source is reported.
 type EvidenceReport struct {
-	ChunkID         string   `json:"chunk_id"`
-	Status          string   `json:"status"`
-	Match           string   `json:"match,omitempty"` // exact, whitespace, normalized, fuzzy, none
-	Distance        int      `json:"distance"`
+	ChunkID  string `json:"chunk_id"`
+	Status   string `json:"status"`
+	Match    string `json:"match,omitempty"` // exact, whitespace, normalized, fuzzy, none
+	Distance int    `json:"distance"`
+	// Elided is set when the quote left words out ("…") and matched part by
+	// part, in order: Match is its weakest part's level and the span runs
+	// from its first part to its last.
+	Elided          bool     `json:"elided,omitempty"`
 	DocumentID      string   `json:"document_id,omitempty"`
 	DocumentVersion string   `json:"document_version,omitempty"`
 	VersionStatus   string   `json:"version_status,omitempty"`
