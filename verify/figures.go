@@ -40,6 +40,11 @@ func currencySymbol(r rune) string {
 	return ""
 }
 
+// currencyWords name a currency after an amount. "pounds" is left out: it
+// weighs as often as it pays.
+var currencyWords = map[string]string{"euro": "EUR", "euros": "EUR", "dollar": "USD", "dollars": "USD", "yen": "JPY",
+	"sterling": "GBP", "franc": "CHF", "francs": "CHF"}
+
 var currencyCodes = map[string]bool{"USD": true, "EUR": true, "GBP": true, "CHF": true, "JPY": true, "CAD": true,
 	"AUD": true, "SEK": true, "NOK": true, "DKK": true, "CNY": true, "INR": true}
 
@@ -138,6 +143,13 @@ func appendFigures(out []Figure, s string) []Figure {
 				}
 				if f, n, ok := numericDate(s, i); ok {
 					out = append(out, f)
+					i = n
+					continue
+				}
+				if f, n, ok, whole := slashDate(s, i); ok || whole > 0 {
+					if ok {
+						out = append(out, f)
+					}
 					i = n
 					continue
 				}
@@ -335,6 +347,46 @@ func numericDate(s string, i int) (Figure, int, bool) {
 	return Figure{Kind: "date", Value: dateValue(s[k+1:k+5], mon, day), Text: s[i : k+5]}, k + 5, true
 }
 
+// slashDate reads 28/06/2024 and 28.06.2024, and 06/28/2024 too: the
+// order of day and month is read from the one above 12. When both could be
+// the month (06/05/2024) the date is ambiguous: no figure, and whole says
+// how far to skip, so its parts are not read as numbers either.
+func slashDate(s string, i int) (f Figure, n int, ok bool, whole int) {
+	a, j := digitRun(s, i, 2)
+	if a == 0 || j >= len(s) || (s[j] != '/' && s[j] != '.') {
+		return Figure{}, 0, false, 0
+	}
+	sep := s[j]
+	b, k := digitRun(s, j+1, 2)
+	if b == 0 || k >= len(s) || s[k] != sep || !digitsAt(s, k+1, 4) || (k+5 < len(s) && isWordByte(s[k+5])) ||
+		k+5 < len(s) && s[k+5] == sep && k+6 < len(s) && isDigit(rune(s[k+6])) {
+		return Figure{}, 0, false, 0
+	}
+	end := k + 5
+	year := s[k+1 : end]
+	switch {
+	case a > 12 && a <= 31 && b <= 12:
+		return Figure{Kind: "date", Value: dateValue(year, b, a), Text: s[i:end]}, end, true, 0
+	case b > 12 && b <= 31 && a <= 12:
+		return Figure{Kind: "date", Value: dateValue(year, a, b), Text: s[i:end]}, end, true, 0
+	case a <= 12 && b <= 12:
+		return Figure{}, end, false, end - i
+	}
+	return Figure{}, 0, false, 0
+}
+
+// digitRun reads one to max digits at i as a positive number, or 0.
+func digitRun(s string, i, max int) (int, int) {
+	j := i
+	for j < len(s) && j-i < max && isDigit(rune(s[j])) {
+		j++
+	}
+	if j == i || j < len(s) && isDigit(rune(s[j])) {
+		return 0, i
+	}
+	return atoiSmall(s[i:j]), j
+}
+
 // textDate reads "March 31, 2025" and "March 2025".
 func textDate(s string, i int) (Figure, int, bool) {
 	mon, j := monthAt(s, i)
@@ -418,6 +470,14 @@ func number(s string, i int, cur string, from int) (Figure, int, bool) {
 		if den, e, ok := decimal(s, j+1); ok {
 			f.Kind, f.Value, end = "multiple", ratio(val, den), e
 		}
+	case lw == "bps" || lw == "bp" || lw == "basis" && strings.HasPrefix(strings.ToLower(s[w:]), " point"):
+		// 50 basis points are 0.50%: one kind, one value.
+		f.Kind, f.Value, end = "percent", scale(val, -2), w
+		if lw == "basis" {
+			_, end = wordAt(s, w+1)
+		}
+	case lw == "times" && cur == "":
+		f.Kind, end = "multiple", w // "3.25 times EBITDA"
 	case lw == "to" && cur == "":
 		// "3.25 to 1.00" is a multiple only against one: "from 2 to 5" is a range.
 		if den, e, ok := decimal(s, skipSpaces(s, w)); ok && den == "1" {
@@ -436,6 +496,10 @@ func number(s string, i int, cur string, from int) (Figure, int, bool) {
 				cur, end = c, k+3
 			} else if r, size := utf8.DecodeRuneInString(s[k:]); currencySymbol(r) != "" {
 				cur, end = currencySymbol(r), k+size
+			} else if c := currencyWords[lw]; c != "" {
+				cur, end = c, w // "250 million euros"
+			} else if next, nw := wordAt(s, skipSpaces(s, w)); lw == "us" && currencyWords[strings.ToLower(next)] == "USD" {
+				cur, end = "USD", nw // "5 US dollars"
 			}
 		}
 		switch {
@@ -517,7 +581,7 @@ func canonical(intPart, frac string) string {
 	return intPart + "." + frac
 }
 
-// scale multiplies a canonical decimal by 10^n.
+// scale multiplies a canonical decimal by 10^n; n may be negative.
 func scale(v string, n int) string {
 	intPart, frac, _ := strings.Cut(v, ".")
 	for ; n > 0; n-- {
@@ -526,6 +590,12 @@ func scale(v string, n int) string {
 		} else {
 			intPart += "0"
 		}
+	}
+	for ; n < 0; n++ {
+		if intPart == "" {
+			intPart = "0"
+		}
+		intPart, frac = intPart[:len(intPart)-1], intPart[len(intPart)-1:]+frac
 	}
 	return canonical(intPart, frac)
 }

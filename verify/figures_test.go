@@ -33,6 +33,10 @@ func TestFigures(t *testing.T) {
 		{"v3.5, x86_64, FY2024 and Q3", nil}, // digits inside a word are no figure, nor is what follows their point
 		{"merge 846f34d351 and 2x4 boards, 12kg", []string{"count:kg=12"}},
 		{"a change of -0 and - 3", []string{"number=0", "number=3"}},
+		{"250 million euros, 5 US dollars and 3 francs", []string{"amount:EUR=250000000", "amount:USD=5", "amount:CHF=3"}},
+		{"50 bps, 125 basis points and 5 bp", []string{"percent=0.5", "percent=1.25", "percent=0.05"}},
+		{"3.25 times EBITDA and 4 times a year", []string{"multiple=3.25", "multiple=4"}},
+		{"signed 28/06/2024, 06/28/2024, 28.06.2024; 06/05/2024 is ambiguous; 1.5.2 and 3.25", []string{"date=2024-06-28", "date=2024-06-28", "date=2024-06-28", "number=1.5", "number=2", "number=3.25"}},
 		{"", nil},
 	}
 	for _, tt := range tests {
