@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/evidence-rag/evidence/corpus"
+	"github.com/evidence-rag/evidence/resolve/match"
 )
 
 // scanSample is 200-code-point passages of the generated finance text, the
@@ -49,7 +50,7 @@ func BenchmarkFindQuote(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		p := pairs[i%len(pairs)]
-		if m, _, _ := findQuote(p.chunk, p.quote, 0, 0); m.Start != p.at {
+		if m, _, _ := match.Locate(p.chunk, p.quote, match.Options{}); m.Start != p.at {
 			b.Fatal(m)
 		}
 	}

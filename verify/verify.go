@@ -258,13 +258,8 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 		er.Status, er.Match, er.Text = EvidenceOK, "", span
 		return er, span, Accept, nil
 	}
-	m, bs, be := findQuote(chunkText, e.Quote, lo, c.pol.FuzzyMaxDistance)
-	if !m.Found() && strings.ContainsAny(e.Quote, ".…") {
-		if em, ebs, ebe, ok := findElided(chunkText, e.Quote, lo, c.pol.FuzzyMaxDistance); ok {
-			m, bs, be, er.Elided = em, ebs, ebe, true
-		}
-	}
-	er.Match, er.Distance = string(m.Level), m.Distance
+	m, bs, be := match.Locate(chunkText, e.Quote, match.Options{Hint: lo, MaxDistance: c.pol.FuzzyMaxDistance})
+	er.Match, er.Distance, er.Elided = string(m.Level), m.Distance, m.Elided
 	if !m.Found() {
 		er.Match = string(match.LevelNone)
 		er.Status = EvidenceInsufficient
@@ -304,68 +299,6 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 	}
 	er.Status, er.Text = EvidenceOK, span
 	return er, span, Accept, nil
-}
-
-// findQuote locates a quote in a chunk. An exact quote found once is
-// placed without building the matcher's index; anything else goes through
-// the matcher's levels.
-// It also returns the match's byte range in the chunk.
-func findQuote(chunk, quote string, hint, maxDistance int) (m match.Match, bs, be int) {
-	if i, again := match.Occurs(chunk, quote); i >= 0 && !again {
-		start := match.CodePoints(chunk[:i])
-		return match.Match{Level: match.LevelExact, Start: start, End: start + match.CodePoints(quote), Count: 1}, i, i + len(quote)
-	}
-	m = match.NewIndex(chunk).Find(quote, match.Options{Hint: hint, MaxDistance: maxDistance})
-	if m.Found() {
-		bs, be = cpBytes(chunk, m.Start, m.End)
-	}
-	return m, bs, be
-}
-
-// elision replaces the marks of words left out of a quote by a separator.
-var elision = strings.NewReplacer("[...]", "\x00", "[…]", "\x00", "...", "\x00", "…", "\x00")
-
-// levelRank orders match levels, strongest first.
-var levelRank = map[match.Level]int{match.LevelExact: 0, match.LevelWhitespace: 1, match.LevelNormalized: 2, match.LevelFuzzy: 3}
-
-// findElided locates a quote that leaves words out, as quotations do ("The
-// Net Leverage Ratio shall not exceed … 3,25 to 1,00"): each part in order,
-// each at its own level, the next after the previous one. The span runs
-// from the first part's start to the last part's end, and the match is the
-// weakest part's level with the parts' distances summed. Every part must
-// say something, two words or a figure: "the … of" proves nothing.
-func findElided(chunk, quote string, hint, maxDistance int) (m match.Match, bs, be int, ok bool) {
-	var parts []string
-	for _, p := range strings.Split(elision.Replace(quote), "\x00") {
-		if p = strings.TrimSpace(p); p != "" {
-			if len(strings.Fields(p)) < 2 && len(Figures(p)) == 0 {
-				return m, 0, 0, false
-			}
-			parts = append(parts, p)
-		}
-	}
-	if len(parts) == 0 {
-		return m, 0, 0, false
-	}
-	pos, cp := 0, 0 // where the next part may start, in bytes and code points
-	for i, p := range parts {
-		pm, pbs, pbe := findQuote(chunk[pos:], p, max(hint-cp, 0), maxDistance)
-		if !pm.Found() {
-			return m, 0, 0, false
-		}
-		if i == 0 {
-			m.Start, bs = cp+pm.Start, pos+pbs
-			m.Level = pm.Level
-		}
-		if levelRank[pm.Level] > levelRank[m.Level] {
-			m.Level = pm.Level
-		}
-		m.Distance += pm.Distance
-		m.End, be = cp+pm.End, pos+pbe
-		pos, cp = pos+pbe, cp+pm.End
-	}
-	m.Count = 1
-	return m, bs, be, true
 }
 
 // fill sets the coordinates of an evidence span from ingestion metadata:

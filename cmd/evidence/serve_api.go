@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/evidence-rag/evidence/ingest"
 	"github.com/evidence-rag/evidence/resolve"
@@ -362,6 +361,7 @@ type citationResult struct {
 	// "none" when the quote or the offsets are not in the chunk.
 	Match    string `json:"match"`
 	Distance int    `json:"distance,omitempty"` // edit distance of a fuzzy match
+	Elided   bool   `json:"elided,omitempty"`   // the quote left words out ("…") and matched part by part
 	Reason   string `json:"reason,omitempty"`   // quote_not_found, quote_ambiguous, offsets_outside_chunk
 	// The part, when found: offsets in code points of the canonical text,
 	// its page and section, its text and its own deep link.
@@ -442,8 +442,8 @@ func locate(tx *store.Tx, r *resolve.Resolution, ct citationRequest) (*citationR
 		if ct.SourceStart != nil {
 			hint = max(0, *ct.SourceStart-r.Start)
 		}
-		m := findQuote(r.Text, ct.Quote, hint)
-		out.Match, out.Distance = string(m.Level), m.Distance
+		m, _, _ := match.Locate(r.Text, ct.Quote, match.Options{Hint: hint})
+		out.Match, out.Distance, out.Elided = string(m.Level), m.Distance, m.Elided
 		switch {
 		case !m.Found():
 			out.Match, out.Reason = string(match.LevelNone), "quote_not_found"
@@ -471,16 +471,6 @@ func locate(tx *store.Tx, r *resolve.Resolution, ct citationRequest) (*citationR
 	out.SourceStart, out.SourceEnd, out.Text, out.Link = sub.Start, sub.End, sub.Text, link
 	out.PageNumber, out.PageEnd, out.PageLabel, out.SectionPath = sub.Page, sub.PageEnd, sub.PageLabel, sub.SectionPath
 	return out, nil
-}
-
-// findQuote locates a quote in a chunk's text, an exact single occurrence
-// without building the matcher's folded index.
-func findQuote(text, quote string, hint int) match.Match {
-	if i := strings.Index(text, quote); i >= 0 && !strings.Contains(text[i+1:], quote) {
-		start := utf8.RuneCountInString(text[:i])
-		return match.Match{Level: match.LevelExact, Start: start, End: start + utf8.RuneCountInString(quote), Count: 1}
-	}
-	return match.NewIndex(text).Find(quote, match.Options{Hint: hint})
 }
 
 func (s *server) getText(w http.ResponseWriter, r *http.Request, c *caller) error {

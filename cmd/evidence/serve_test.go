@@ -375,12 +375,17 @@ func TestServeResolveBatch(t *testing.T) {
 		qe--
 	}
 	quote := string(runes[qs:qe])
+	// The same passage quoted with its middle left out: its first and last
+	// three space-separated words, exactly as stored.
+	words := strings.Split(quote, " ")
+	elided := strings.Join(words[:3], " ") + " … " + strings.Join(words[len(words)-3:], " ")
 	s, en := r0.Start+10, r0.Start+30
 	out, past := r0.End-5, r0.End+5
 	body := resolveRequest{Citations: []citationRequest{
 		{ChunkID: id},
 		{ChunkID: id, Quote: quote},
 		{ChunkID: id, Quote: strings.ToUpper(quote)},
+		{ChunkID: id, Quote: elided},
 		{ChunkID: id, SourceStart: &s, SourceEnd: &en},
 		{ChunkID: id, Quote: "words that are nowhere in this chunk at all, none of them"},
 		{ChunkID: id, SourceStart: &out, SourceEnd: &past},
@@ -404,11 +409,12 @@ func TestServeResolveBatch(t *testing.T) {
 		Text        string
 		HasLink     bool
 		HasCitation bool
+		Elided      bool
 	}
 	sum := func(x servedBody) summary {
 		s := summary{Status: x.Status, HasLink: x.Link != nil}
 		if c := x.Citation; c != nil {
-			s.HasCitation, s.Match, s.Reason, s.Start, s.End, s.Text = true, c.Match, c.Reason, c.SourceStart, c.SourceEnd, c.Text
+			s.HasCitation, s.Match, s.Reason, s.Start, s.End, s.Text, s.Elided = true, c.Match, c.Reason, c.SourceStart, c.SourceEnd, c.Text, c.Elided
 			if c.Link == nil && c.Reason == "" {
 				s.HasLink = false
 			}
@@ -419,6 +425,7 @@ func TestServeResolveBatch(t *testing.T) {
 		{Status: resolve.StatusOK, HasLink: true},
 		{Status: resolve.StatusOK, HasLink: true, HasCitation: true, Match: "exact", Start: r0.Start + qs, End: r0.Start + qe, Text: quote},
 		{Status: resolve.StatusOK, HasLink: true, HasCitation: true, Match: "normalized", Start: r0.Start + qs, End: r0.Start + qe, Text: quote},
+		{Status: resolve.StatusOK, HasLink: true, HasCitation: true, Match: "exact", Start: r0.Start + qs, End: r0.Start + qe, Text: quote, Elided: true},
 		{Status: resolve.StatusOK, HasLink: true, HasCitation: true, Match: "offsets", Start: s, End: en, Text: string(runes[10:30])},
 		{Status: resolve.StatusOK, HasLink: true, HasCitation: true, Match: "none", Reason: "quote_not_found"},
 		{Status: resolve.StatusOK, HasLink: true, HasCitation: true, Match: "none", Reason: "offsets_outside_chunk"},
@@ -430,7 +437,7 @@ func TestServeResolveBatch(t *testing.T) {
 			t.Errorf("citation %d (-want +got):\n%s", i, diff)
 		}
 	}
-	if c := got.Results[3].Citation; c.Link == nil || c.Link.Excerpt.Text != c.Text {
+	if c := got.Results[4].Citation; c.Link == nil || c.Link.Excerpt.Text != c.Text {
 		t.Errorf("a narrowed citation carries its own link and excerpt: got %+v", c.Link)
 	}
 	assertNoSecret(t, r.body)

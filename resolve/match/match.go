@@ -54,6 +54,9 @@ type Match struct {
 	// ambiguous: Start and End then name one of them (the nearest to Hint,
 	// else the first), and callers must not treat it as the place.
 	Count int
+	// Elided is set when the quote left words out and was located part by
+	// part (LocateElided).
+	Elided bool
 }
 
 // Found reports whether the quote matched at some level.
