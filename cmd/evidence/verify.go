@@ -137,6 +137,9 @@ func printReport(o *options, r *verify.Report) {
 				if e.Distance > 0 {
 					o.printf(" distance=%d", e.Distance)
 				}
+				if e.Elided {
+					o.printf(" elided")
+				}
 			}
 			if e.DocumentID != "" && e.Status != verify.EvidenceForbidden {
 				o.printf(" %s p.%d [%d, %d)", e.DocumentID, e.PageNumber, e.SourceStart, e.SourceEnd)
