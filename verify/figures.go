@@ -146,10 +146,8 @@ func appendFigures(out []Figure, s string) []Figure {
 					i = n
 					continue
 				}
-				if f, n, ok, whole := slashDate(s, i); ok || whole > 0 {
-					if ok {
-						out = append(out, f)
-					}
+				if f, n, ok := slashDate(s, i); ok {
+					out = append(out, f)
 					i = n
 					continue
 				}
@@ -349,30 +347,28 @@ func numericDate(s string, i int) (Figure, int, bool) {
 
 // slashDate reads 28/06/2024 and 28.06.2024, and 06/28/2024 too: the
 // order of day and month is read from the one above 12. When both could be
-// the month (06/05/2024) the date is ambiguous: no figure, and whole says
-// how far to skip, so its parts are not read as numbers either.
-func slashDate(s string, i int) (f Figure, n int, ok bool, whole int) {
+// the month (06/05/2024) it is no date: its parts are read as numbers, so a
+// claim holding it still needs them in its evidence.
+func slashDate(s string, i int) (f Figure, n int, ok bool) {
 	a, j := digitRun(s, i, 2)
 	if a == 0 || j >= len(s) || (s[j] != '/' && s[j] != '.') {
-		return Figure{}, 0, false, 0
+		return Figure{}, 0, false
 	}
 	sep := s[j]
 	b, k := digitRun(s, j+1, 2)
 	if b == 0 || k >= len(s) || s[k] != sep || !digitsAt(s, k+1, 4) || (k+5 < len(s) && isWordByte(s[k+5])) ||
 		k+5 < len(s) && s[k+5] == sep && k+6 < len(s) && isDigit(rune(s[k+6])) {
-		return Figure{}, 0, false, 0
+		return Figure{}, 0, false
 	}
 	end := k + 5
 	year := s[k+1 : end]
 	switch {
 	case a > 12 && a <= 31 && b <= 12:
-		return Figure{Kind: "date", Value: dateValue(year, b, a), Text: s[i:end]}, end, true, 0
+		return Figure{Kind: "date", Value: dateValue(year, b, a), Text: s[i:end]}, end, true
 	case b > 12 && b <= 31 && a <= 12:
-		return Figure{Kind: "date", Value: dateValue(year, a, b), Text: s[i:end]}, end, true, 0
-	case a <= 12 && b <= 12:
-		return Figure{}, end, false, end - i
+		return Figure{Kind: "date", Value: dateValue(year, a, b), Text: s[i:end]}, end, true
 	}
-	return Figure{}, 0, false, 0
+	return Figure{}, 0, false
 }
 
 // digitRun reads one to max digits at i as a positive number, or 0.

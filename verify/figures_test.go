@@ -36,7 +36,9 @@ func TestFigures(t *testing.T) {
 		{"250 million euros, 5 US dollars and 3 francs", []string{"amount:EUR=250000000", "amount:USD=5", "amount:CHF=3"}},
 		{"50 bps, 125 basis points and 5 bp", []string{"percent=0.5", "percent=1.25", "percent=0.05"}},
 		{"3.25 times EBITDA and 4 times a year", []string{"multiple=3.25", "multiple=4"}},
-		{"signed 28/06/2024, 06/28/2024, 28.06.2024; 06/05/2024 is ambiguous; 1.5.2 and 3.25", []string{"date=2024-06-28", "date=2024-06-28", "date=2024-06-28", "number=1.5", "number=2", "number=3.25"}},
+		{"signed 28/06/2024, 06/28/2024, 28.06.2024; 1.5.2 and 3.25", []string{"date=2024-06-28", "date=2024-06-28", "date=2024-06-28", "number=1.5", "number=2", "number=3.25"}},
+		// Day or month? No date, but its numbers: a claim holding it still needs them.
+		{"on 06/05/2024", []string{"number=6", "number=5", "year=2024"}},
 		{"", nil},
 	}
 	for _, tt := range tests {
