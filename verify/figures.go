@@ -300,8 +300,10 @@ func identifier(s string, i int) (Figure, int, bool) {
 	return Figure{Kind: "id", Value: s[i:k], Text: s[i:k]}, k, true
 }
 
+// currencyCode reads a currency code at i, alone or glued to its amount
+// ("EUR 3,5", "EUR3.5m"), and returns where the amount may start.
 func currencyCode(s string, i int) (string, int) {
-	if i+3 > len(s) || (i+3 < len(s) && isWordByte(s[i+3])) || !isUpper(rune(s[i+1])) || !isUpper(rune(s[i+2])) || !currencyCodes[s[i:i+3]] {
+	if i+3 > len(s) || (i+3 < len(s) && isWordByte(s[i+3]) && !isDigit(rune(s[i+3]))) || !isUpper(rune(s[i+1])) || !isUpper(rune(s[i+2])) || !currencyCodes[s[i:i+3]] {
 		return "", 0
 	}
 	return s[i : i+3], skipSpaces(s, i+3)

@@ -39,6 +39,7 @@ func TestFigures(t *testing.T) {
 		{"signed 28/06/2024, 06/28/2024, 28.06.2024; 1.5.2 and 3.25", []string{"date=2024-06-28", "date=2024-06-28", "date=2024-06-28", "number=1.5", "number=2", "number=3.25"}},
 		// Day or month? No date, but its numbers: a claim holding it still needs them.
 		{"on 06/05/2024", []string{"number=6", "number=5", "year=2024"}},
+		{"EUR3.5m and USD250,000", []string{"amount:EUR=3500000", "amount:USD=250000"}},
 		{"", nil},
 	}
 	for _, tt := range tests {
