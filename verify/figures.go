@@ -226,24 +226,23 @@ func wordBefore(s string, i int) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
 }
 
-// codeToken reports whether the word starting at i mixes digits, letters
-// and digits again, as hashes and part numbers do ("846f34d351", "2x4"): a
-// number with a unit attached ("12kg", "3.25x") does not.
+// codeToken reports whether the word starting at i is a code: six or more
+// characters mixing digits, letters and digits again, as hashes and part
+// numbers do ("846f34d351"). A number with a unit attached ("12kg",
+// "3.25x", "50m2") is not one.
 func codeToken(s string, i int) bool {
-	letter := false
-	for ; i < len(s) && isWordByte(s[i]); i++ {
+	letter, mixed, j := false, false, i
+	for ; j < len(s) && isWordByte(s[j]); j++ {
 		switch {
-		case isDigit(rune(s[i])):
-			if letter {
-				return true
-			}
-		case s[i] < utf8.RuneSelf:
+		case isDigit(rune(s[j])):
+			mixed = mixed || letter
+		case s[j] < utf8.RuneSelf:
 			letter = true
 		default:
 			return false // a word with letters outside ASCII is prose
 		}
 	}
-	return false
+	return mixed && j-i >= 6
 }
 
 // skipToken returns the end of the word or code that holds the digit at

@@ -31,7 +31,7 @@ func TestFigures(t *testing.T) {
 		{"pages 10-12, 10–12 and 2023-2024", []string{"number=10", "number=12", "number=10", "number=12", "year=2023", "year=2024"}},
 		{"EUR -2.5 million, -$3, $-4 and −€5", []string{"amount:EUR=-2500000", "amount:USD=-3", "amount:USD=-4", "amount:EUR=-5"}},
 		{"v3.5, x86_64, FY2024 and Q3", nil}, // digits inside a word are no figure, nor is what follows their point
-		{"merge 846f34d351 and 2x4 boards, 12kg", []string{"count:kg=12"}},
+		{"merge 846f34d351, 12kg and 50m2", []string{"count:kg=12", "count:m=50"}},
 		{"a change of -0 and - 3", []string{"number=0", "number=3"}},
 		{"250 million euros, 5 US dollars and 3 francs", []string{"amount:EUR=250000000", "amount:USD=5", "amount:CHF=3"}},
 		{"50 bps, 125 basis points and 5 bp", []string{"percent=0.5", "percent=1.25", "percent=0.05"}},
