@@ -19,6 +19,7 @@ import (
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/evidence-rag/evidence/resolve/match"
 	"github.com/evidence-rag/evidence/store"
 )
 
@@ -224,29 +225,14 @@ func Sub(tx *store.Tx, r *Resolution, start, end int) (*Resolution, error) {
 	}
 	s := *r
 	s.Start, s.End = start, end
-	s.Text = cpSubstring(r.Text, start-r.Start, end-r.Start)
+	bs, be := match.ByteRange(r.Text, start-r.Start, end-r.Start)
+	s.Text = r.Text[bs:be]
 	s.Page = l.PageAt(start)
 	s.PageEnd = l.PageAt(max(start, end-1))
 	s.PageLabel = l.PageLabel(s.Page)
 	s.SectionPath = l.SectionAt(start)
 	s.LowConfidence = lowConfidence(l, s.Page)
 	return &s, nil
-}
-
-// cpSubstring returns s[start:end] counted in code points.
-func cpSubstring(s string, start, end int) string {
-	bs, be, cp := len(s), len(s), 0
-	for i := range s {
-		if cp == start {
-			bs = i
-		}
-		if cp == end {
-			be = i
-			break
-		}
-		cp++
-	}
-	return s[min(bs, be):be]
 }
 
 // Links renders the deep link of a served resolution read in tx (nil for

@@ -251,7 +251,8 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 		lo, hi = *e.SourceStart-r.Start, *e.SourceEnd-r.Start
 	}
 	if e.Quote == "" {
-		span := cpSlice(chunkText, lo, hi)
+		bs, be := match.ByteRange(chunkText, lo, hi)
+		span := chunkText[bs:be]
 		if err := c.fill(&er, r, r.Start+lo, r.Start+hi); err != nil {
 			return er, "", "", err
 		}
@@ -353,30 +354,6 @@ type stopErr struct{}
 func (stopErr) Error() string { return "stop" }
 
 var errStop error = stopErr{}
-
-func cpSlice(s string, start, end int) string {
-	bs, be := cpBytes(s, start, end)
-	return s[bs:be]
-}
-
-// cpBytes converts a code-point range of s to a byte range.
-func cpBytes(s string, start, end int) (int, int) {
-	bs, be, cp := -1, len(s), 0
-	for i := range s {
-		if cp == start {
-			bs = i
-		}
-		if cp == end {
-			be = i
-			break
-		}
-		cp++
-	}
-	if bs < 0 {
-		bs = len(s)
-	}
-	return bs, be
-}
 
 // checkFigures returns the claim figures absent from the evidence, and
 // whether one of them is contradicted: the evidence holds a figure of the

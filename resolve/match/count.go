@@ -26,3 +26,22 @@ func CodePoints(s string) int {
 	}
 	return n - cont
 }
+
+// ByteRange converts a half-open code-point range of s to a byte range,
+// clamped to s: the one conversion the matcher's callers need to slice what
+// a Match names.
+func ByteRange(s string, start, end int) (bs, be int) {
+	bs, be = len(s), len(s)
+	cp := 0
+	for i := range s {
+		if cp == start {
+			bs = i
+		}
+		if cp == end {
+			be = i
+			break
+		}
+		cp++
+	}
+	return bs, max(bs, be)
+}

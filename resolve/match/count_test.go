@@ -34,3 +34,17 @@ func FuzzCodePoints(f *testing.F) {
 		}
 	})
 }
+
+func TestByteRange(t *testing.T) {
+	s := "Zürich 東京 ☕ 😀 ok"
+	r := []rune(s)
+	for start := 0; start <= len(r)+1; start++ {
+		for end := start; end <= len(r)+2; end++ {
+			bs, be := ByteRange(s, start, end)
+			want := string(r[min(start, len(r)):min(end, len(r))])
+			if s[bs:be] != want {
+				t.Fatalf("ByteRange(%d, %d) = [%d, %d) %q, want %q", start, end, bs, be, s[bs:be], want)
+			}
+		}
+	}
+}

@@ -11,13 +11,13 @@ import (
 // Find's levels. A quote that is found at no level and leaves words out
 // ("…", "...", "[...]") is then located part by part (LocateElided).
 func Locate(text, quote string, opts Options) (m Match, bs, be int) {
-	if i, again := Occurs(text, quote); i >= 0 && !again && quote != "" {
+	if i, again := occurs(text, quote); i >= 0 && !again && quote != "" {
 		start := CodePoints(text[:i])
 		return Match{Level: LevelExact, Start: start, End: start + CodePoints(quote), Count: 1}, i, i + len(quote)
 	}
 	m = NewIndex(text).Find(quote, opts)
 	if m.Found() {
-		bs, be = byteRange(text, m.Start, m.End)
+		bs, be = ByteRange(text, m.Start, m.End)
 		return m, bs, be
 	}
 	if strings.Contains(quote, "...") || strings.ContainsRune(quote, '…') {
@@ -80,23 +80,4 @@ func LocateElided(text, quote string, opts Options) (m Match, bs, be int, ok boo
 	}
 	m.Elided = true
 	return m, bs, be, true
-}
-
-// byteRange converts a code-point range of s to a byte range.
-func byteRange(s string, start, end int) (int, int) {
-	bs, be, cp := -1, len(s), 0
-	for i := range s {
-		if cp == start {
-			bs = i
-		}
-		if cp == end {
-			be = i
-			break
-		}
-		cp++
-	}
-	if bs < 0 {
-		bs = len(s)
-	}
-	return bs, be
 }

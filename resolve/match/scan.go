@@ -218,11 +218,11 @@ func kmpTable(q string) []int32 {
 	return fail
 }
 
-// Occurs returns the byte offset of the first occurrence of q in s, or -1,
+// occurs returns the byte offset of the first occurrence of q in s, or -1,
 // and whether q occurs again after it. For a quote of 16 bytes or more it
 // reads one word in up to 64 bytes of s, where strings.Index reads them
 // all; time stays linear in len(s) + len(q) whatever the input.
-func Occurs(s, q string) (first int, again bool) {
+func occurs(s, q string) (first int, again bool) {
 	if q == "" {
 		return 0, len(s) > 0
 	}
