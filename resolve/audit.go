@@ -67,7 +67,7 @@ func auditVersion(tx *store.Tx, v *store.Version) (n int, findings []store.Findi
 		if bs := txt.ByteOffset(c.Start); c.ByteStart != bs || c.ByteEnd != bs+len(span) {
 			add(id, "byte_offsets", fmt.Sprintf("bytes [%d, %d) recorded, code points map to [%d, %d)", c.ByteStart, c.ByteEnd, bs, bs+len(span)))
 		}
-		if want := l.PageAt(max(c.Start, c.End-1)); c.PageEnd != want {
+		if want := l.Place(c.Start, c.End).PageEnd; c.PageEnd != want {
 			add(id, ReasonPageMismatch, "page_end "+strconv.Itoa(c.PageEnd)+", text ends on page "+strconv.Itoa(want))
 		}
 		return nil

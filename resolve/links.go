@@ -215,9 +215,12 @@ func Sub(tx *store.Tx, r *Resolution, start, end int) (*Resolution, error) {
 	if start < r.Start || end < start || end > r.End {
 		return nil, fmt.Errorf("%w: [%d, %d) is not inside the span [%d, %d)", ErrInvalidRange, start, end, r.Start, r.End)
 	}
-	v, err := tx.Version(r.DocumentVersion)
-	if err != nil {
-		return nil, err
+	v := r.version // read by the resolution, in this transaction or another
+	if v == nil {
+		var err error
+		if v, err = tx.Version(r.DocumentVersion); err != nil {
+			return nil, err
+		}
 	}
 	l, err := tx.Layout(v)
 	if err != nil {
@@ -227,10 +230,7 @@ func Sub(tx *store.Tx, r *Resolution, start, end int) (*Resolution, error) {
 	s.Start, s.End = start, end
 	bs, be := match.ByteRange(r.Text, start-r.Start, end-r.Start)
 	s.Text = r.Text[bs:be]
-	s.Page = l.PageAt(start)
-	s.PageEnd = l.PageAt(max(start, end-1))
-	s.PageLabel = l.PageLabel(s.Page)
-	s.SectionPath = l.SectionAt(start)
+	s.place(l.Place(start, end))
 	s.LowConfidence = lowConfidence(l, s.Page)
 	return &s, nil
 }

@@ -185,6 +185,10 @@ func (r *Resolution) fillVersion(v *store.Version, current string) {
 	}
 }
 
+func (r *Resolution) place(p store.Place) {
+	r.Page, r.PageEnd, r.PageLabel, r.SectionPath = p.Page, p.PageEnd, p.PageLabel, p.SectionPath
+}
+
 func lowConfidence(l *store.Layout, page int) string {
 	for _, f := range l.LowConfidence {
 		if f.Page == page {
@@ -221,10 +225,7 @@ func Range(db Viewer, versionID string, start, end int, principal string) (*Reso
 		if err != nil {
 			return err
 		}
-		r.Page = l.PageAt(start)
-		r.PageEnd = l.PageAt(max(start, end-1))
-		r.PageLabel = l.PageLabel(r.Page)
-		r.SectionPath = l.SectionAt(start)
+		r.place(l.Place(start, end))
 		r.LowConfidence = lowConfidence(l, r.Page)
 		return nil
 	})

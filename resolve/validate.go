@@ -62,20 +62,16 @@ func Record(txt store.Text, layout *store.Layout, version string, ordinal uint32
 		return store.Chunk{}, err
 	}
 	bs := txt.ByteOffset(start)
-	page := layout.PageAt(start)
-	last := start
-	if end > start {
-		last = end - 1
-	}
+	p := layout.Place(start, end)
 	return store.Chunk{
 		Version:     version,
 		Ordinal:     ordinal,
 		Start:       start,
 		End:         end,
-		Page:        page,
-		PageEnd:     layout.PageAt(last),
-		PageLabel:   layout.PageLabel(page),
-		SectionPath: layout.SectionAt(start),
+		Page:        p.Page,
+		PageEnd:     p.PageEnd,
+		PageLabel:   p.PageLabel,
+		SectionPath: p.SectionPath,
 		SpanHash:    store.Hash(span),
 		ByteStart:   bs,
 		ByteEnd:     bs + len(span),

@@ -170,6 +170,23 @@ type Section struct {
 	Path  []string `json:"path"`  // headings from the outermost to this one
 }
 
+// Place is where a span of a version lies, from its layout.
+type Place struct {
+	Page        int      // page holding the span's start, from 1
+	PageEnd     int      // page holding its last code point
+	PageLabel   string   // printed label of Page, or ""
+	SectionPath []string // innermost section holding its start
+}
+
+// Place returns where the half-open code-point range [start, end) lies: the
+// one definition that ingest records chunks with and that resolving and
+// verifying report, so that they agree.
+func (l *Layout) Place(start, end int) Place {
+	p := Place{Page: l.PageAt(start), PageEnd: l.PageAt(max(start, end-1)), SectionPath: l.SectionAt(start)}
+	p.PageLabel = l.PageLabel(p.Page)
+	return p
+}
+
 // PageAt returns the 1-based page that contains code-point offset off.
 func (l *Layout) PageAt(off int) int {
 	if len(l.PageStarts) == 0 {

@@ -57,24 +57,6 @@ type checker struct {
 	retrieved  map[string]bool
 	figures    [2][]Figure        // reused buffers: a claim's figures and its evidence's
 	resolution resolve.Resolution // reused for each citation
-	layouts    []*store.Layout    // read in this request, by version
-	layoutOf   []uint64           // their version sequences
-}
-
-// layout returns a version's layout, read once per request: an answer's
-// claims often cite chunks of the same version.
-func (c *checker) layout(v *store.Version) (*store.Layout, error) {
-	if i := slices.Index(c.layoutOf, v.Seq); i >= 0 {
-		return c.layouts[i], nil
-	}
-	l, err := c.tx.Layout(v)
-	if err != nil {
-		return nil, err
-	}
-	if len(c.layoutOf) < 32 { // a linear scan stays cheap
-		c.layouts, c.layoutOf = append(c.layouts, l), append(c.layoutOf, v.Seq)
-	}
-	return l, nil
 }
 
 // accepted is one citation that resolved and whose quote matched: the
@@ -308,14 +290,12 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 // heading inside it.
 func (c *checker) fill(er *EvidenceReport, r *resolve.Resolution, start, end int) error {
 	er.SourceStart, er.SourceEnd = start, end
-	l, err := c.layout(r.StoredVersion())
+	l, err := c.tx.Layout(r.StoredVersion())
 	if err != nil {
 		return err
 	}
-	er.PageNumber = l.PageAt(start)
-	er.PageEnd = l.PageAt(max(start, end-1))
-	er.PageLabel = l.PageLabel(er.PageNumber)
-	er.SectionPath = l.SectionAt(start)
+	p := l.Place(start, end)
+	er.PageNumber, er.PageEnd, er.PageLabel, er.SectionPath = p.Page, p.PageEnd, p.PageLabel, p.SectionPath
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -47,5 +48,26 @@ func TestLayoutCacheAfterRestore(t *testing.T) {
 	}
 	if got := layoutOf().Sections; len(got) != 1 || got[0].Path[0] != "Restored" {
 		t.Errorf("sections after the version was stored again: got %v, want the new layout's", got)
+	}
+}
+
+// TestLayoutPlace: a span's place is the page of its start, the page of its
+// last code point (an empty span: its start's), the first page's printed
+// label and the section at its start.
+func TestLayoutPlace(t *testing.T) {
+	l := &store.Layout{PageStarts: []int{0, 10, 20}, PageLabels: []string{"i", "ii", "1"},
+		Sections: []store.Section{{Start: 5, End: 25, Path: []string{"A"}}, {Start: 12, End: 18, Path: []string{"A", "B"}}}}
+	for _, tt := range []struct {
+		start, end int
+		want       store.Place
+	}{
+		{0, 5, store.Place{Page: 1, PageEnd: 1, PageLabel: "i"}},
+		{5, 10, store.Place{Page: 1, PageEnd: 1, PageLabel: "i", SectionPath: []string{"A"}}}, // ends where page 2 starts
+		{8, 21, store.Place{Page: 1, PageEnd: 3, PageLabel: "i", SectionPath: []string{"A"}}},
+		{12, 12, store.Place{Page: 2, PageEnd: 2, PageLabel: "ii", SectionPath: []string{"A", "B"}}},
+	} {
+		if got := l.Place(tt.start, tt.end); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Place(%d, %d) = %+v, want %+v", tt.start, tt.end, got, tt.want)
+		}
 	}
 }
