@@ -61,7 +61,13 @@ type Report struct {
 	Metrics          Metrics       `json:"metrics"`
 	Failures         Failures      `json:"failures"`
 	Policy           string        `json:"policy"`
+
+	storeSequence uint64 // of the store state the report was made on
 }
+
+// StoreSequence is the store's version sequence in the read transaction
+// the report was made in: what its trace records as the state it saw.
+func (r *Report) StoreSequence() uint64 { return r.storeSequence }
 
 // ClaimReport is the verdict on one claim.
 type ClaimReport struct {

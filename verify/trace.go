@@ -8,8 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
-
-	"github.com/evidence-rag/evidence/store"
 )
 
 // Trace is what a verification leaves behind: the request, the report,
@@ -38,10 +36,6 @@ func Answer(ctx context.Context, db TraceStore, req *Request, pol *Policy) (*Rep
 	if pol == nil {
 		pol = DefaultPolicy()
 	}
-	var seq uint64
-	if err := db.View(func(tx *store.Tx) error { seq = tx.Sequence(); return nil }); err != nil {
-		return nil, err
-	}
 	rep, err := Check(ctx, db, req, pol)
 	if err != nil {
 		return nil, err
@@ -50,7 +44,15 @@ func Answer(ctx context.Context, db TraceStore, req *Request, pol *Policy) (*Rep
 	if rep.TraceID, err = NewTraceID(now); err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(&Trace{TraceID: rep.TraceID, Time: now, StoreSequence: seq, Policy: pol, Request: req, Report: rep})
+	policy, err := json.Marshal(pol)
+	if err != nil {
+		return nil, err
+	}
+	report, err := json.Marshal(rep)
+	if err != nil {
+		return nil, err
+	}
+	b, err := EncodeTrace(rep.TraceID, now, rep.StoreSequence(), policy, req, report)
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,7 @@ func Check(ctx context.Context, db Viewer, req *Request, pol *Policy) (*Report, 
 		retrieved[id] = true
 	}
 	err := db.View(func(tx *store.Tx) error {
+		rep.storeSequence = tx.Sequence()
 		c := checker{tx: tx, req: req, pol: pol, retrieved: retrieved}
 		for i := range req.Claims {
 			if err := ctx.Err(); err != nil {

@@ -538,12 +538,6 @@ func (s *server) postVerify(w http.ResponseWriter, r *http.Request, c *caller) e
 	default:
 		return errorf(http.StatusBadRequest, "bad_request", "trace=%q: want true or false", r.URL.Query().Get("trace"))
 	}
-	var seq uint64
-	if trace {
-		if err := s.db.View(func(tx *store.Tx) error { seq = tx.Sequence(); return nil }); err != nil {
-			return err
-		}
-	}
 	rep, err := verify.Check(r.Context(), s.db, req, s.policy)
 	if err != nil {
 		return err
@@ -553,7 +547,7 @@ func (s *server) postVerify(w http.ResponseWriter, r *http.Request, c *caller) e
 		return writeJSON(w, http.StatusOK, rep)
 	}
 	// The trace holds the report as sent: encode it once, for both.
-	t := pendingTrace{at: time.Now().UTC(), storeSequence: seq, request: req}
+	t := pendingTrace{at: time.Now().UTC(), storeSequence: rep.StoreSequence(), request: req}
 	if t.id, err = verify.NewTraceID(t.at); err != nil {
 		return err
 	}

@@ -579,8 +579,20 @@ func TestServeTraces(t *testing.T) {
 			wg.Wait()
 			e.srv.close() // stores what is queued; idempotent
 			for _, id := range ids {
-				if err := e.db.View(func(tx *store.Tx) error { _, err := tx.Trace(id); return err }); err != nil {
+				var raw []byte
+				var seq uint64
+				err := e.db.View(func(tx *store.Tx) (err error) {
+					seq = tx.Sequence()
+					raw, err = tx.Trace(id)
+					return err
+				})
+				if err != nil {
 					t.Fatalf("trace %s of an answered verification: %v", id, err)
+				}
+				var tr verify.Trace
+				if err := json.Unmarshal(raw, &tr); err != nil || tr.TraceID != id || tr.StoreSequence != seq ||
+					tr.Request == nil || tr.Request.Principal != "analyst@example.com" || tr.Report == nil || tr.Report.TraceID != id {
+					t.Fatalf("trace %s: %v, got id %s, store sequence %d (store at %d), request %+v", id, err, tr.TraceID, tr.StoreSequence, seq, tr.Request)
 				}
 			}
 			if mode == traceAsync && !bytes.Contains(e.do(request{path: "/metrics", token: serviceToken}).body, []byte(`evidence_traces_total{outcome="written"} 40`)) {
