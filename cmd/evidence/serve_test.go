@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -21,6 +22,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/evidence-rag/evidence/corpus"
 	"github.com/evidence-rag/evidence/ingest"
@@ -1334,5 +1337,31 @@ func BenchmarkServeVerify(b *testing.B) {
 		if w.Code != http.StatusOK {
 			b.Fatalf("status %d: %s", w.Code, w.Body)
 		}
+	}
+}
+
+// TestTraceQueueLosesOnlyTheBadTrace: a batch that fails to commit is
+// stored trace by trace, so one bad trace loses only itself.
+func TestTraceQueueLosesOnlyTheBadTrace(t *testing.T) {
+	db := storetest.Open(t)
+	if err := db.PutTrace("dup", []byte(`{"other":"content"}`)); err != nil {
+		t.Fatal(err)
+	}
+	var logged bytes.Buffer
+	m := newServerMetrics(db)
+	q := newTraceQueue(db, []byte(`{}`), log.New(&logged, "", 0), m)
+	for _, id := range []string{"a", "dup", "b"} {
+		if err := q.put(pendingTrace{id: id, at: time.Now(), request: &verify.Request{RequestID: id}, report: []byte(`{}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q.close()
+	for _, id := range []string{"a", "b"} {
+		if err := db.View(func(tx *store.Tx) error { _, err := tx.Trace(id); return err }); err != nil {
+			t.Errorf("trace %s: %v, want it stored", id, err)
+		}
+	}
+	if got := testutil.ToFloat64(m.traces.WithLabelValues("failed")); got != 1 || !strings.Contains(logged.String(), "1 of") {
+		t.Errorf("failed traces %v, log %q: want the one bad trace counted and logged", got, logged.String())
 	}
 }

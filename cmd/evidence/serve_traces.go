@@ -110,12 +110,30 @@ func (q *traceQueue) run() {
 			batch = append(batch, store.TraceRecord{ID: pending[i].id, Trace: b})
 			pending[i] = pendingTrace{} // let the request and report go
 		}
-		if err := q.db.PutTraces(batch); err != nil {
-			q.failed.Add(float64(len(batch)))
-			q.log.Printf("storing %d verification traces: %v", len(batch), err)
+		q.commit(batch)
+	}
+}
+
+// commit stores a batch in one transaction. If that fails it stores each
+// trace on its own, so that one bad trace (an id already stored with other
+// content) loses only itself, not the batch.
+func (q *traceQueue) commit(batch []store.TraceRecord) {
+	if err := q.db.PutTraces(batch); err == nil {
+		q.written.Add(float64(len(batch)))
+		return
+	}
+	lost := 0
+	var last error
+	for i := range batch {
+		if err := q.db.PutTraces(batch[i : i+1]); err != nil {
+			lost, last = lost+1, err
 			continue
 		}
-		q.written.Add(float64(len(batch)))
+		q.written.Inc()
+	}
+	if lost > 0 {
+		q.failed.Add(float64(lost))
+		q.log.Printf("storing verification traces: %d of %d lost: %v", lost, len(batch), last)
 	}
 }
 
