@@ -19,73 +19,76 @@ func newChunkCommand(o *options) *cobra.Command {
 quarantined chunk the finding (reason, claimed and found). It reads the store directly; use resolve for
 the answer-time path with a principal.`,
 		Args: argsBetween(1, 1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := o.openStore(true)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			version, ordinal, err := store.ParseChunkID(args[0])
-			if err != nil {
-				return usageError{err}
-			}
-			var out struct {
-				ChunkID       string       `json:"chunk_id"`
-				DocumentID    string       `json:"document_id"`
-				VersionStatus store.Status `json:"version_status"`
-				SourceURL     string       `json:"source_url,omitempty"`
-				*store.Chunk
-				Text string `json:"text,omitempty"`
-			}
-			err = db.View(func(tx *store.Tx) error {
-				v, err := tx.Version(version)
-				if err != nil {
-					return err
-				}
-				c, err := tx.Chunk(v, ordinal)
-				if err != nil {
-					return err
-				}
-				out.ChunkID, out.DocumentID, out.VersionStatus, out.SourceURL, out.Chunk = c.ID(), v.DocumentID, v.Status, v.SourceURL, c
-				if c.Quarantine == nil {
-					span, err := tx.Span(v, c)
-					if err != nil {
-						return err
-					}
-					out.Text = string(span)
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			if o.json {
-				return o.emit(out)
-			}
-			c := out.Chunk
-			o.printf("chunk     %s\ndocument  %s\nversion   %s (%s)\nspan      [%d, %d) code points\npage      %s\nsection   %s\nblake3    %s\n",
-				out.ChunkID, out.DocumentID, c.Version, out.VersionStatus, c.Start, c.End, pageString(c.Page, c.PageEnd, c.PageLabel),
-				orDash(strings.Join(c.SectionPath, " > ")), c.SpanHash)
-			if q := c.Quarantine; q != nil {
-				o.printf("QUARANTINED  %s\n  claimed [%d, %d): %s\n  found: %s\n", q.Reason, q.ClaimedStart, q.ClaimedEnd, q.Want, q.Got)
-				return &exitStatus{code: exitPartial, msg: "chunk " + out.ChunkID + " is quarantined: " + q.Reason}
-			}
-			if r := c.Repair; r != nil {
-				o.printf("REPAIRED  %s by %s", r.Reason, r.Method)
-				if r.Distance > 0 {
-					o.printf(" (distance %d)", r.Distance)
-				}
-				o.printf("\n  claimed [%d, %d) page %d %q section %q\n", r.ClaimedStart, r.ClaimedEnd, r.ClaimedPage, r.ClaimedPageLabel, strings.Join(r.ClaimedSection, " > "))
-			}
-			if c.ExternalID != "" {
-				o.printf("external  %s\n", c.ExternalID)
-			}
-			o.printf("\n%s\n", out.Text)
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return showChunk(o, args[0]) },
 	}
 	snapshotFlag(cmd, o)
 	return cmd
+}
+
+// showChunk prints a chunk's record: `chunk` and `quarantine show`.
+func showChunk(o *options, id string) error {
+	db, err := o.openStore(true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	version, ordinal, err := store.ParseChunkID(id)
+	if err != nil {
+		return usageError{err}
+	}
+	var out struct {
+		ChunkID       string       `json:"chunk_id"`
+		DocumentID    string       `json:"document_id"`
+		VersionStatus store.Status `json:"version_status"`
+		SourceURL     string       `json:"source_url,omitempty"`
+		*store.Chunk
+		Text string `json:"text,omitempty"`
+	}
+	err = db.View(func(tx *store.Tx) error {
+		v, err := tx.Version(version)
+		if err != nil {
+			return err
+		}
+		c, err := tx.Chunk(v, ordinal)
+		if err != nil {
+			return err
+		}
+		out.ChunkID, out.DocumentID, out.VersionStatus, out.SourceURL, out.Chunk = c.ID(), v.DocumentID, v.Status, v.SourceURL, c
+		if c.Quarantine == nil {
+			span, err := tx.Span(v, c)
+			if err != nil {
+				return err
+			}
+			out.Text = string(span)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if o.json {
+		return o.emit(out)
+	}
+	c := out.Chunk
+	o.printf("chunk     %s\ndocument  %s\nversion   %s (%s)\nspan      [%d, %d) code points\npage      %s\nsection   %s\nblake3    %s\n",
+		out.ChunkID, out.DocumentID, c.Version, out.VersionStatus, c.Start, c.End, pageString(c.Page, c.PageEnd, c.PageLabel),
+		orDash(strings.Join(c.SectionPath, " > ")), c.SpanHash)
+	if q := c.Quarantine; q != nil {
+		o.printf("QUARANTINED  %s\n  claimed [%d, %d): %s\n  found: %s\n", q.Reason, q.ClaimedStart, q.ClaimedEnd, q.Want, q.Got)
+		return &exitStatus{code: exitPartial, msg: "chunk " + out.ChunkID + " is quarantined: " + q.Reason}
+	}
+	if r := c.Repair; r != nil {
+		o.printf("REPAIRED  %s by %s", r.Reason, r.Method)
+		if r.Distance > 0 {
+			o.printf(" (distance %d)", r.Distance)
+		}
+		o.printf("\n  claimed [%d, %d) page %d %q section %q\n", r.ClaimedStart, r.ClaimedEnd, r.ClaimedPage, r.ClaimedPageLabel, strings.Join(r.ClaimedSection, " > "))
+	}
+	if c.ExternalID != "" {
+		o.printf("external  %s\n", c.ExternalID)
+	}
+	o.printf("\n%s\n", out.Text)
+	return nil
 }
 
 func pageString(page, end int, label string) string {

@@ -204,12 +204,7 @@ func newQuarantineCommand(o *options) *cobra.Command {
 		Use:   "show CHUNK_ID",
 		Short: "Show one quarantined or repaired chunk: its claims, the finding, the repair",
 		Args:  argsBetween(1, 1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			server := o.snapshotServer // building the chunk command resets its flag's variable
-			chunk := newChunkCommand(o)
-			o.snapshotServer = server
-			return chunk.RunE(cmd, args)
-		},
+		RunE:  func(cmd *cobra.Command, args []string) error { return showChunk(o, args[0]) },
 	}
 	snapshotFlag(show, o)
 	cmd.AddCommand(list, stats, show)

@@ -55,13 +55,33 @@ func (c *serverClient) post(path, principal string, body []byte, out any) error 
 }
 
 func (c *serverClient) do(method, path, principal string, body []byte, out any) error {
+	resp, err := c.send(c.http, method, path, principal, body)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	if err != nil {
+		return err
+	}
+	if err := c.answerError(resp.StatusCode, b); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("server %s: %d: not a JSON answer: %v", c.base, resp.StatusCode, err)
+	}
+	return nil
+}
+
+// send makes a request with the caller's token and principal.
+func (c *serverClient) send(client *http.Client, method, path, principal string, body []byte) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
 	req, err := http.NewRequest(method, c.base.String()+path, rd)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -72,29 +92,23 @@ func (c *serverClient) do(method, path, principal string, body []byte, out any) 
 	if principal != "" {
 		req.Header.Set(principalHeader, principal)
 	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
-	if err != nil {
-		return err
-	}
+	return client.Do(req)
+}
+
+// answerError returns the error an error body holds (not found matching
+// store.ErrNotFound, for the exit code), or nil for any other body.
+func (c *serverClient) answerError(status int, b []byte) error {
 	var e struct {
 		Error *struct{ Code, Message string } `json:"error"`
 	}
-	if json.Unmarshal(b, &e) == nil && e.Error != nil {
-		err := fmt.Errorf("server %s: %d %s: %s", c.base, resp.StatusCode, e.Error.Code, e.Error.Message)
-		if resp.StatusCode == http.StatusNotFound {
-			err = fmt.Errorf("%w: %v", store.ErrNotFound, err)
-		}
-		return err
+	if json.Unmarshal(b, &e) != nil || e.Error == nil {
+		return nil
 	}
-	if err := json.Unmarshal(b, out); err != nil {
-		return fmt.Errorf("server %s: %d: not a JSON answer: %v", c.base, resp.StatusCode, err)
+	err := fmt.Errorf("server %s: %d %s: %s", c.base, status, e.Error.Code, e.Error.Message)
+	if status == http.StatusNotFound {
+		err = fmt.Errorf("%w: %v", store.ErrNotFound, err)
 	}
-	return nil
+	return err
 }
 
 // chunk resolves a chunk id through the server.
@@ -154,27 +168,17 @@ func openSnapshot(server string) (*store.DB, error) {
 
 // download copies a binary answer to w; an error answer becomes an error.
 func (c *serverClient) download(path string, w io.Writer) error {
-	req, err := http.NewRequest(http.MethodGet, c.base.String()+path, nil)
-	if err != nil {
-		return err
-	}
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
 	// A large store takes a while: no overall time limit beyond the
 	// server's own write timeout.
-	resp, err := (&http.Client{}).Do(req)
+	resp, err := c.send(&http.Client{}, http.MethodGet, path, "", nil)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		var e struct {
-			Error *struct{ Code, Message string } `json:"error"`
-		}
-		if json.Unmarshal(b, &e) == nil && e.Error != nil {
-			return fmt.Errorf("server %s: %d %s: %s", c.base, resp.StatusCode, e.Error.Code, e.Error.Message)
+		if err := c.answerError(resp.StatusCode, b); err != nil {
+			return err
 		}
 		return fmt.Errorf("server %s: %d", c.base, resp.StatusCode)
 	}
