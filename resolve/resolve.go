@@ -76,8 +76,8 @@ func Chunk(db Viewer, chunkID, principal string) (*Resolution, error) {
 
 // ChunkTx resolves within a caller's transaction, for batch resolution.
 func ChunkTx(tx *store.Tx, chunkID, principal string) (*Resolution, error) {
-	r := &Resolution{ChunkID: chunkID}
-	if err := chunkTx(tx, r, principal); err != nil {
+	r := &Resolution{}
+	if err := ChunkInto(tx, r, chunkID, principal); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -45,7 +45,7 @@ func TestFigures(t *testing.T) {
 	for _, tt := range tests {
 		var got []string
 		for _, f := range Figures(tt.in) {
-			got = append(got, f.key())
+			got = append(got, f.Kind+"="+f.Value)
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("Figures(%q) (-want +got):\n%s", tt.in, diff)
