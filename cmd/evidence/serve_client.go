@@ -153,17 +153,21 @@ func openSnapshot(server string) (*store.DB, error) {
 	}
 	f, err := os.CreateTemp("", "evidence-snapshot-*.db")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("a temporary file for the snapshot of %s: %w", server, err)
 	}
 	defer os.Remove(f.Name())
-	if err := sc.download("/v1/snapshot", f); err != nil {
-		f.Close()
+	err = sc.download("/v1/snapshot", f)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("saving the snapshot of %s: %w", server, cerr)
+	}
+	if err != nil {
 		return nil, err
 	}
-	if err := f.Close(); err != nil {
-		return nil, err
+	db, err := store.Open(f.Name(), &store.Options{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("the snapshot of %s: %w", server, err)
 	}
-	return store.Open(f.Name(), &store.Options{ReadOnly: true})
+	return db, nil
 }
 
 // download copies a binary answer to w; an error answer becomes an error.
