@@ -30,6 +30,20 @@ type Policy struct {
 	AllowFuzzy *bool `json:"allow_fuzzy,omitempty"`
 	// Qualifiers a claim must carry when its evidence carries them.
 	Qualifiers []Qualifier `json:"qualifiers"`
+	// MeaningChecks false turns the deterministic meaning checks off
+	// (polarity, direction, period, modality, names, exceptions); nil or
+	// true runs them.
+	MeaningChecks *bool `json:"meaning_checks,omitempty"`
+	// RequireJudge says which claims a model judge must confirm before
+	// they are accepted: "none" (default), "high_risk" (claims marked
+	// risk "high", every claim under a high-risk policy) or "all". An
+	// unconfirmed claim goes to review.
+	RequireJudge string `json:"require_judge,omitempty"`
+	// Judge configures the model judge; the CLI's and the server's flags
+	// override it.
+	Judge *JudgeConfig `json:"judge,omitempty"`
+
+	judge Judge // set by WithJudge, or built from Judge
 
 	compiled []qualifier
 	words    wordScanner
@@ -111,6 +125,13 @@ func ParsePolicy(b []byte) (*Policy, error) {
 	default:
 		return nil, fmt.Errorf("%w: superseded %q: want accept, review or block", ErrPolicy, p.Superseded)
 	}
+	switch p.RequireJudge {
+	case "":
+		p.RequireJudge = "none"
+	case "none", "high_risk", "all":
+	default:
+		return nil, fmt.Errorf("%w: require_judge %q: want none, high_risk or all", ErrPolicy, p.RequireJudge)
+	}
 	var err error
 	if p.compiled, p.words, err = compileQualifiers(p.Qualifiers); err != nil {
 		return nil, err
@@ -119,3 +140,24 @@ func ParsePolicy(b []byte) (*Policy, error) {
 }
 
 func (p *Policy) allowFuzzy() bool { return p.AllowFuzzy == nil || *p.AllowFuzzy }
+
+func (p *Policy) meaningChecks() bool { return p.MeaningChecks == nil || *p.MeaningChecks }
+
+// WithJudge returns a copy of the policy that asks j about every claim
+// that passes the deterministic checks.
+func (p *Policy) WithJudge(j Judge) *Policy {
+	q := *p
+	q.judge = j
+	return &q
+}
+
+// judgeRequired reports whether the policy wants a judge to confirm cl.
+func (p *Policy) judgeRequired(cl *Claim) bool {
+	switch p.RequireJudge {
+	case "all":
+		return true
+	case "high_risk":
+		return p.Risk == "high" || cl.Risk == "high"
+	}
+	return false
+}

@@ -78,6 +78,45 @@ type ClaimReport struct {
 	MissingFigures    []Figure         `json:"missing_figures"`
 	MissingQualifiers []string         `json:"missing_qualifiers,omitempty"`
 	Evidence          []EvidenceReport `json:"evidence"`
+	// Checks names the checks that ran on the claim and passed, in the
+	// order they run (CheckResolution … CheckJudge): a check that did not
+	// run, or failed, is not listed.
+	Checks []string `json:"checks"`
+	// Entailment says how the claim's meaning was established:
+	// EntailmentNotChecked, EntailmentMeaning, or "judge:<id>".
+	Entailment string `json:"entailment"`
+	// Findings name the words on both sides of each meaning check that
+	// failed.
+	Findings []Finding `json:"findings,omitempty"`
+	// Judge is the model judge's verdict, when one was asked.
+	Judge *JudgeVerdict `json:"judge,omitempty"`
+}
+
+// Checks, in the order they run.
+const (
+	CheckResolution = "resolution"
+	CheckQuote      = "quote"
+	CheckFigures    = "figures"
+	CheckQualifiers = "qualifiers"
+	CheckMeaning    = "meaning"
+	CheckJudge      = "judge"
+)
+
+// Entailment values; a judge's is "judge:" and its id.
+const (
+	EntailmentNotChecked = "not_checked"
+	EntailmentMeaning    = "meaning_checks"
+	EntailmentJudge      = "judge:"
+)
+
+// Finding is one failed meaning check: the reason code, and the words of
+// the claim and of the evidence that disagree.
+type Finding struct {
+	Check    string `json:"check"`  // polarity, direction, period, modality, name, role, exception
+	Reason   string `json:"reason"` // the reason code it adds to the claim
+	Claim    string `json:"claim"`  // the claim's words ("" when the claim lacks them)
+	Evidence string `json:"evidence"`
+	Message  string `json:"message"` // reason: claim "…" / evidence "…"
 }
 
 // EvidenceReport is the verdict on one citation. Its coordinates come from
@@ -104,6 +143,8 @@ type EvidenceReport struct {
 	Text            string   `json:"text,omitempty"` // the evidence span, for accepted evidence
 	MissingFigures  []Figure `json:"missing_figures"`
 	Reasons         []string `json:"reasons"`
+	// Checks names the checks that ran on this citation and passed.
+	Checks []string `json:"checks"`
 	// FoundIn names where a quote that is not in the cited chunk really is
 	// in the same version (the "right fact, wrong page" failure).
 	FoundIn *Location `json:"found_in,omitempty"`

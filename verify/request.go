@@ -28,6 +28,9 @@ type Claim struct {
 	// advice); nil means true.
 	RequiresEvidence *bool      `json:"requires_evidence,omitempty"`
 	Evidence         []Evidence `json:"evidence"`
+	// Risk "high" marks a claim a judge must confirm under the policy's
+	// require_judge: high_risk (as every claim is under a high-risk policy).
+	Risk string `json:"risk,omitempty"`
 }
 
 func (c *Claim) requiresEvidence() bool { return c.RequiresEvidence == nil || *c.RequiresEvidence }

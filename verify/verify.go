@@ -28,9 +28,11 @@ func Check(ctx context.Context, db Viewer, req *Request, pol *Policy) (*Report, 
 	for _, id := range req.Retrieved {
 		retrieved[id] = true
 	}
+	var todo []pending
 	err := db.View(func(tx *store.Tx) error {
 		rep.storeSequence = tx.Sequence()
 		c := checker{tx: tx, req: req, pol: pol, retrieved: retrieved}
+		defer func() { todo = c.pending }()
 		for i := range req.Claims {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -40,12 +42,18 @@ func Check(ctx context.Context, db Viewer, req *Request, pol *Policy) (*Report, 
 				return err
 			}
 			rep.Claims[i] = cr
+			if cr.Status == Supported && len(cr.Evidence) > 0 && (cr.Disposition == Accept || cr.Disposition == Clarify) {
+				c.pending = append(c.pending, pending{claim: i, spans: c.spans})
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	// The judge runs outside the read transaction: a slow model must not
+	// hold the store's pages.
+	judgeClaims(ctx, req, pol, rep, todo)
 	rep.UncitedSentences = withoutClaims(UncitedSentences(req.Answer), req.Claims)
 	decide(rep, req, pol)
 	return rep, nil
@@ -58,6 +66,8 @@ type checker struct {
 	retrieved  map[string]bool
 	figures    [2][]Figure        // reused buffers: a claim's figures and its evidence's
 	resolution resolve.Resolution // reused for each citation
+	pending    []pending          // claims a judge is to be asked about
+	spans      []string           // the last claim's accepted evidence, as a judge sees it
 }
 
 // accepted is one citation that resolved and whose quote matched: the
@@ -68,7 +78,9 @@ type accepted struct {
 }
 
 func (c *checker) claim(cl *Claim) (ClaimReport, error) {
-	cr := ClaimReport{ClaimID: cl.ClaimID, Reasons: []string{}, MissingFigures: []Figure{}, Evidence: make([]EvidenceReport, len(cl.Evidence))}
+	cr := ClaimReport{ClaimID: cl.ClaimID, Reasons: []string{}, MissingFigures: []Figure{}, Evidence: make([]EvidenceReport, len(cl.Evidence)),
+		Checks: []string{}, Entailment: EntailmentNotChecked}
+	c.spans = nil
 	disposition := Accept
 	var good []accepted
 	for i := range cl.Evidence {
@@ -138,6 +150,17 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 			cr.Reasons = append(cr.Reasons, "qualifier_missing:"+q)
 		}
 	}
+	cr.Checks = claimChecks(cr.Checks, cr.Evidence)
+	citationChecks := len(cr.Checks)
+	if !contradicted && len(missing) == 0 {
+		cr.Checks = append(cr.Checks, CheckFigures)
+	}
+	if len(c.pol.compiled) > 0 && len(qMissing)+len(qUnsupported)+len(qContradicted) == 0 {
+		cr.Checks = append(cr.Checks, CheckQualifiers)
+	}
+	for _, g := range good {
+		c.spans = append(c.spans, g.text)
+	}
 	if status != Supported {
 		evStatus := EvidenceInsufficient
 		if status == Contradicted {
@@ -157,7 +180,33 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 	if cr.Disposition != d && status == Supported {
 		cr.Status = statusOf(cr.Evidence)
 	}
+	for _, g := range good {
+		if er := &cr.Evidence[g.report]; er.Status == EvidenceOK {
+			er.Checks = append(er.Checks, cr.Checks[citationChecks:]...)
+		}
+	}
 	return cr, nil
+}
+
+// claimChecks appends the citation checks every citation of a claim
+// passed: resolution, then quote when any citation quoted.
+func claimChecks(checks []string, evs []EvidenceReport) []string {
+	resolved, quoted, matched := true, false, true
+	for i := range evs {
+		e := &evs[i]
+		resolved = resolved && slices.Contains(e.Checks, CheckResolution)
+		if e.Match != "" {
+			quoted = true
+			matched = matched && slices.Contains(e.Checks, CheckQuote)
+		}
+	}
+	if len(evs) > 0 && resolved {
+		checks = append(checks, CheckResolution)
+		if quoted && matched {
+			checks = append(checks, CheckQuote)
+		}
+	}
+	return checks
 }
 
 // statusOf names a claim's status from its strongest failed citation.
@@ -183,7 +232,7 @@ var (
 // evidence checks one citation in the order of DESIGN §6 and returns its
 // report, the evidence span when accepted, and its disposition.
 func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) {
-	er := EvidenceReport{ChunkID: e.ChunkID, Reasons: []string{}, MissingFigures: []Figure{}}
+	er := EvidenceReport{ChunkID: e.ChunkID, Reasons: []string{}, MissingFigures: []Figure{}, Checks: []string{}}
 	unresolved := func(reason string) (EvidenceReport, string, string, error) {
 		er.Status = EvidenceUnresolved
 		er.Reasons = append(er.Reasons, reason)
@@ -225,6 +274,7 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 	}
 
 	// The cited span: the offsets when given (inside the chunk), else the chunk.
+	er.Checks = append(er.Checks, CheckResolution)
 	chunkText := r.Text
 	lo, hi := 0, r.End-r.Start // code points within the chunk
 	if e.SourceStart != nil {
@@ -282,6 +332,7 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 		return er, "", "", err
 	}
 	er.Status, er.Text = EvidenceOK, span
+	er.Checks = append(er.Checks, CheckQuote)
 	return er, span, Accept, nil
 }
 
