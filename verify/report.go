@@ -145,6 +145,9 @@ type EvidenceReport struct {
 	Reasons         []string `json:"reasons"`
 	// Checks names the checks that ran on this citation and passed.
 	Checks []string `json:"checks"`
+	// Findings name the words of a loose quote and of its span that
+	// differ in meaning (quote_meaning_differs).
+	Findings []Finding `json:"findings,omitempty"`
 	// FoundIn names where a quote that is not in the cited chunk really is
 	// in the same version (the "right fact, wrong page" failure).
 	FoundIn *Location `json:"found_in,omitempty"`

@@ -60,21 +60,26 @@ func Check(ctx context.Context, db Viewer, req *Request, pol *Policy) (*Report, 
 }
 
 type checker struct {
-	tx         *store.Tx
-	req        *Request
-	pol        *Policy
-	retrieved  map[string]bool
-	figures    [2][]Figure        // reused buffers: a claim's figures and its evidence's
-	resolution resolve.Resolution // reused for each citation
-	pending    []pending          // claims a judge is to be asked about
-	spans      []string           // the last claim's accepted evidence, as a judge sees it
+	tx          *store.Tx
+	req         *Request
+	pol         *Policy
+	retrieved   map[string]bool
+	figures     [2][]Figure        // reused buffers: a claim's figures and its evidence's
+	resolution  resolve.Resolution // reused for each citation
+	pending     []pending          // claims a judge is to be asked about
+	spans       []string           // the last claim's accepted evidence, as a judge sees it
+	meaning     meaningScanner
+	meaningEvs  []meaningEvidence
+	lastMeaning meaningEvidence // of the citation evidence() last accepted
+	quoteScan   [2]mtext
 }
 
 // accepted is one citation that resolved and whose quote matched: the
 // evidence span its figures and qualifiers are checked against.
 type accepted struct {
-	report int    // index in the claim's evidence reports
-	text   string // the evidence span
+	report  int    // index in the claim's evidence reports
+	text    string // the evidence span
+	meaning meaningEvidence
 }
 
 func (c *checker) claim(cl *Claim) (ClaimReport, error) {
@@ -91,7 +96,7 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 		cr.Evidence[i] = er
 		disposition = stronger(disposition, d)
 		if er.Status == EvidenceOK {
-			good = append(good, accepted{report: i, text: span})
+			good = append(good, accepted{report: i, text: span, meaning: c.lastMeaning})
 		}
 	}
 	switch {
@@ -124,11 +129,22 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 		missing, contradicted = checkFigures(c.figures[0], c.figures[1])
 	}
 	qMissing, qUnsupported, qContradicted := c.checkQualifiers(cl.Text, evidence)
+	var meaning meaningResult
+	if c.pol.meaningChecks() {
+		evs := c.meaningEvs[:0]
+		for _, g := range good {
+			evs = append(evs, g.meaning)
+		}
+		c.meaningEvs = evs
+		meaning = c.meaning.check(cl.Text, evs)
+		cr.Entailment = EntailmentMeaning
+		cr.Findings = meaning.findings
+	}
 	cr.MissingFigures = append(cr.MissingFigures, missing...)
-	cr.MissingQualifiers = qMissing
+	cr.MissingQualifiers = append(qMissing, meaning.clarify...)
 	status, d := Supported, Accept
 	switch {
-	case contradicted || len(qContradicted) > 0:
+	case contradicted || len(qContradicted) > 0 || meaning.contradicted:
 		status, d = Contradicted, BlockAnswer
 		if contradicted {
 			cr.Reasons = append(cr.Reasons, "figure_contradicted")
@@ -136,7 +152,7 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 		for _, q := range qContradicted {
 			cr.Reasons = append(cr.Reasons, "qualifier_contradicted:"+q)
 		}
-	case len(missing) > 0 || len(qUnsupported) > 0:
+	case len(missing) > 0 || len(qUnsupported) > 0 || meaning.unsupported:
 		status, d = Unsupported, RemoveClaim
 		if len(missing) > 0 {
 			cr.Reasons = append(cr.Reasons, "figure_missing")
@@ -144,11 +160,20 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 		for _, q := range qUnsupported {
 			cr.Reasons = append(cr.Reasons, "qualifier_unsupported:"+q)
 		}
-	case len(qMissing) > 0:
+	case len(cr.MissingQualifiers) > 0:
 		d = Clarify
 		for _, q := range qMissing {
 			cr.Reasons = append(cr.Reasons, "qualifier_missing:"+q)
 		}
+	}
+	// Every meaning finding is a reason, whichever decided the status.
+	for _, f := range meaning.findings {
+		if !slices.Contains(cr.Reasons, f.Reason) {
+			cr.Reasons = append(cr.Reasons, f.Reason)
+		}
+	}
+	if len(cr.MissingQualifiers) == 0 {
+		cr.MissingQualifiers = nil
 	}
 	cr.Checks = claimChecks(cr.Checks, cr.Evidence)
 	citationChecks := len(cr.Checks)
@@ -158,8 +183,11 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 	if len(c.pol.compiled) > 0 && len(qMissing)+len(qUnsupported)+len(qContradicted) == 0 {
 		cr.Checks = append(cr.Checks, CheckQualifiers)
 	}
+	if c.pol.meaningChecks() && len(meaning.findings) == 0 {
+		cr.Checks = append(cr.Checks, CheckMeaning)
+	}
 	for _, g := range good {
-		c.spans = append(c.spans, g.text)
+		c.spans = append(c.spans, g.meaning.context)
 	}
 	if status != Supported {
 		evStatus := EvidenceInsufficient
@@ -290,6 +318,7 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 			return er, "", "", err
 		}
 		er.Status, er.Match, er.Text = EvidenceOK, "", span
+		c.lastMeaning = meaningContext(chunkText, bs, be, &er)
 		return er, span, Accept, nil
 	}
 	m, bs, be := match.Locate(chunkText, e.Quote, match.Options{Hint: lo, MaxDistance: c.pol.FuzzyMaxDistance})
@@ -328,11 +357,26 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 			return er, "", RemoveClaim, nil
 		}
 	}
+	// Nor may it change what the span says: an elision (…) or OCR noise
+	// never stands in for a dropped "not", bound or exception.
+	if (m.Level == match.LevelFuzzy || m.Elided) && c.pol.meaningChecks() {
+		if qw, sw := c.quoteMeaningDiffers(e.Quote, span); qw != "" || sw != "" {
+			er.Status = EvidenceInsufficient
+			er.Reasons = append(er.Reasons, "quote_meaning_differs")
+			er.Findings = append(er.Findings, Finding{Check: "quote", Reason: "quote_meaning_differs", Claim: qw, Evidence: sw,
+				Message: "quote_meaning_differs: quote " + quoteWords(qw) + " / evidence " + quoteWords(sw)})
+			if err := c.fill(&er, r, r.Start+m.Start, r.Start+m.End); err != nil {
+				return er, "", "", err
+			}
+			return er, "", RemoveClaim, nil
+		}
+	}
 	if err := c.fill(&er, r, r.Start+m.Start, r.Start+m.End); err != nil {
 		return er, "", "", err
 	}
 	er.Status, er.Text = EvidenceOK, span
 	er.Checks = append(er.Checks, CheckQuote)
+	c.lastMeaning = meaningContext(chunkText, bs, be, &er)
 	return er, span, Accept, nil
 }
 

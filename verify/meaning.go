@@ -1,0 +1,860 @@
+package verify
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The meaning checks compare a claim with the evidence its quotes matched
+// (widened to whole sentences of the chunk) for what a quote match cannot
+// see: a dropped or added negation, a flipped bound or trend, another
+// period, a stronger modal, a name the evidence does not hold or binds to
+// another role, and a rule stated without its exception. Each check fires
+// only where the two texts line up (clauses sharing most of the claim's
+// words, or the same figure), so a claim that restates its evidence is
+// never blocked; what they cannot line up they leave alone.
+
+// meaningEvidence is one accepted citation as the meaning checks read it.
+type meaningEvidence struct {
+	context          string // the matched span widened to whole sentences
+	spanFrom, spanTo int    // the matched span, bytes in context
+	chunk            string // the cited chunk, where names are looked up
+	section          []string
+	document         string
+}
+
+// meaningResult is what the checks found on one claim.
+type meaningResult struct {
+	findings     []Finding
+	contradicted bool
+	unsupported  bool
+	clarify      []string // qualifier_missing names: exception, restriction
+}
+
+// Meaning reasons.
+const (
+	reasonPolarity  = "polarity_contradicted"
+	reasonDirection = "direction_contradicted"
+	reasonPeriod    = "period_contradicted"
+	reasonModality  = "modality_differs"
+	reasonName      = "name_unsupported"
+	reasonRole      = "role_contradicted"
+)
+
+// meaningScanner holds the buffers one checker reuses for every claim.
+type meaningScanner struct {
+	claim mtext
+	ev    []mtext
+	figs  []Figure
+}
+
+type alignment struct{ ev, clause int }
+
+func (m *meaningScanner) check(claim string, evs []meaningEvidence) meaningResult {
+	var res meaningResult
+	m.claim.scan(claim)
+	for len(m.ev) < len(evs) {
+		m.ev = append(m.ev, mtext{})
+	}
+	for i := range evs {
+		m.ev[i].scan(evs[i].context)
+	}
+	ev := m.ev[:len(evs)]
+	aligned := make([][]alignment, len(m.claim.clauses))
+	for ci := range m.claim.clauses {
+		aligned[ci] = m.align(ci, ev)
+	}
+	for ci := range m.claim.clauses {
+		if len(aligned[ci]) > 0 {
+			m.polarity(ci, ev, aligned[ci], &res)
+			m.trend(ci, ev, aligned[ci], &res)
+			m.modality(ci, ev, aligned[ci], &res)
+			m.period(ci, ev, aligned[ci], &res)
+		}
+	}
+	m.bounds(claim, evs, &res)
+	m.exceptions(ev, evs, aligned, &res)
+	m.names(evs, &res)
+	m.roles(evs, &res)
+	return res
+}
+
+// align returns the evidence clauses that share the most of claim clause
+// ci's words: at least two (one for a clause of one or two words) and at
+// least half of them.
+func (m *meaningScanner) align(ci int, ev []mtext) []alignment {
+	c := &m.claim.clauses[ci]
+	var best []alignment
+	bestShared := 0
+	for i := range ev {
+		for j := range ev[i].clauses {
+			shared, total := m.claim.overlap(c, &ev[i], &ev[i].clauses[j])
+			if total == 0 || shared < min(2, total) || 2*shared < total || shared < bestShared {
+				continue
+			}
+			if shared > bestShared {
+				best, bestShared = best[:0], shared
+			}
+			best = append(best, alignment{i, j})
+		}
+	}
+	return best
+}
+
+func (m *meaningScanner) add(res *meaningResult, check, reason, claim, evidence string) {
+	for _, f := range res.findings {
+		if f.Reason == reason && f.Claim == claim && f.Evidence == evidence {
+			return
+		}
+	}
+	msg := reason + ": claim " + quoteWords(claim) + " / evidence " + quoteWords(evidence)
+	res.findings = append(res.findings, Finding{Check: check, Reason: reason, Claim: claim, Evidence: evidence, Message: msg})
+}
+
+func quoteWords(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return `"` + s + `"`
+}
+
+// polarity: the claim's clause and every clause it lines up with differ in
+// negation (an odd count of negators on one side), and a negator on the
+// negated side denies a word the other side states. Exceptions turn a
+// negation around ("not covered unless …"): clauses holding one are left
+// to the exception check.
+func (m *meaningScanner) polarity(ci int, ev []mtext, al []alignment, res *meaningResult) {
+	c := &m.claim.clauses[ci]
+	if c.exception >= 0 {
+		return
+	}
+	pc := c.negs % 2
+	for _, a := range al {
+		e := &ev[a.ev].clauses[a.clause]
+		if e.exception >= 0 || e.negs%2 == pc {
+			return
+		}
+	}
+	a := al[0]
+	et, e := &ev[a.ev], &ev[a.ev].clauses[a.clause]
+	negText, negClause, other, otherClause := et, e, &m.claim, c
+	if pc == 1 {
+		negText, negClause, other, otherClause = &m.claim, c, et, e
+	}
+	for k := negClause.from; k < negClause.to; k++ {
+		tok := &negText.toks[k]
+		if !tok.neg {
+			continue
+		}
+		denied := negText.head(k, negClause)
+		var match int = -1
+		if pos, ok := lex.negatedStems(tok.stem); ok {
+			denied = k
+			match = other.findStem(otherClause, pos, tok.hash)
+		} else if denied >= 0 {
+			match = other.findHash(otherClause, negText.toks[denied].hash)
+		}
+		if denied < 0 || match < 0 {
+			continue
+		}
+		from := k
+		if from > negClause.from && negText.toks[from-1].flags&fAux != 0 {
+			from--
+		}
+		negWords := negText.words(from, denied+1)
+		otherWords := other.words(match, match+1)
+		if pc == 1 {
+			m.add(res, "polarity", reasonPolarity, negWords, otherWords)
+		} else {
+			m.add(res, "polarity", reasonPolarity, otherWords, negWords)
+		}
+		res.contradicted = true
+		return
+	}
+}
+
+// findHash returns a content token of the clause with stem hash h, or -1.
+func (t *mtext) findHash(c *mclause, h uint32) int {
+	for k := c.from; k < c.to; k++ {
+		if t.toks[k].hash == h && (t.toks[k].content || t.toks[k].neg) {
+			return k
+		}
+	}
+	return -1
+}
+
+// findStem returns a token of the clause whose stem is one of stems, or
+// the negative predicate itself (hash self), or -1.
+func (t *mtext) findStem(c *mclause, stems []string, self uint32) int {
+	for k := c.from; k < c.to; k++ {
+		tok := &t.toks[k]
+		if tok.hash == self {
+			return k
+		}
+		for _, s := range stems {
+			if strings.HasPrefix(tok.stem, s) {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
+// trend: the claim says up (or down) and the clauses it lines up with say
+// only the other way. Negations turn trends around, so either side having
+// one leaves it alone.
+func (m *meaningScanner) trend(ci int, ev []mtext, al []alignment, res *meaningResult) {
+	c := &m.claim.clauses[ci]
+	if c.trends == 0 || c.trends == 1<<vUp|1<<vDown || c.negs > 0 {
+		return
+	}
+	var union uint16
+	for _, a := range al {
+		e := &ev[a.ev].clauses[a.clause]
+		if e.negs > 0 {
+			return
+		}
+		union |= e.trends
+	}
+	if union == 0 || union&c.trends != 0 {
+		return
+	}
+	m.add(res, "direction", reasonDirection, m.claim.matchWords(c, kTrend), ev[al[0].ev].matchWords(&ev[al[0].ev].clauses[al[0].clause], kTrend))
+	res.contradicted = true
+}
+
+// matchWords returns the words of the clause's first phrase of a kind.
+func (t *mtext) matchWords(c *mclause, kind uint8) string {
+	for _, mt := range t.matches {
+		if mt.kind == kind && mt.from >= c.from && mt.from < c.to {
+			return t.words(mt.from, mt.to)
+		}
+	}
+	return ""
+}
+
+// modality: "must" where the evidence only says "may" or "should", or
+// "may only" where it says "may", is more than the evidence says; "may"
+// where it says "may only" drops a restriction (clarify). A weaker modal
+// than the evidence's ("may" for "must") is implied by it and passes;
+// negated modals are the polarity check's.
+func (m *meaningScanner) modality(ci int, ev []mtext, al []alignment, res *meaningResult) {
+	c := &m.claim.clauses[ci]
+	if c.modals == 0 || c.negModal {
+		return
+	}
+	var union uint16
+	restricted := false
+	for _, a := range al {
+		e := &ev[a.ev].clauses[a.clause]
+		if e.negModal {
+			return
+		}
+		union |= e.modals
+		restricted = restricted || e.restricted
+	}
+	if union == 0 {
+		return
+	}
+	claimWords := m.claim.matchWords(c, kModal)
+	evWords := ev[al[0].ev].matchWords(&ev[al[0].ev].clauses[al[0].clause], kModal)
+	switch {
+	case c.modals&(1<<vObligation) != 0 && union&(1<<vObligation) == 0,
+		c.modals&(1<<vRecommendation) != 0 && union&(1<<vObligation|1<<vRecommendation) == 0,
+		c.restricted && !restricted && union&(1<<vObligation) == 0:
+		m.add(res, "modality", reasonModality, claimWords, evWords)
+		res.unsupported = true
+	case c.modals == 1<<vPermission && !c.restricted && restricted && union&(1<<vObligation) == 0 && !c.condition:
+		m.add(res, "modality", "qualifier_missing:restriction", claimWords, evWords+" only")
+		res.clarify = appendOnce(res.clarify, "restriction")
+	}
+}
+
+func appendOnce(ss []string, s string) []string {
+	for _, x := range ss {
+		if x == s {
+			return ss
+		}
+	}
+	return append(ss, s)
+}
+
+// period: the claim names a period ("annually") and the segment of every
+// clause it lines up with names others only ("quarterly").
+func (m *meaningScanner) period(ci int, ev []mtext, al []alignment, res *meaningResult) {
+	c := &m.claim.clauses[ci]
+	if c.periods == 0 {
+		return
+	}
+	var union uint32
+	for _, a := range al {
+		for _, e := range ev[a.ev].clauses {
+			if e.segment == ev[a.ev].clauses[a.clause].segment {
+				union |= e.periods
+			}
+		}
+	}
+	if union == 0 || union&c.periods != 0 {
+		return
+	}
+	et := &ev[al[0].ev]
+	evWords := ""
+	for _, mt := range et.matches {
+		if mt.kind == kPeriod && !et.toks[mt.from].noPeriod && union&(1<<mt.value) != 0 {
+			evWords = et.words(mt.from, mt.to)
+			break
+		}
+	}
+	m.add(res, "period", reasonPeriod, m.claim.matchWords(c, kPeriod), evWords)
+	res.contradicted = true
+}
+
+// exceptions: a clause of the evidence that carries "unless", "except",
+// "provided that", "subject to" … in the part the claim rests on (the
+// matched span's segment, or a segment a claim clause lines up with), and
+// a claim that states no condition and few of the exception's words.
+func (m *meaningScanner) exceptions(ev []mtext, evs []meaningEvidence, aligned [][]alignment, res *meaningResult) {
+	for _, c := range m.claim.clauses {
+		if c.condition {
+			return
+		}
+	}
+	for i := range ev {
+		et := &ev[i]
+		for j := range et.clauses {
+			e := &et.clauses[j]
+			if e.exception < 0 || !m.restsOn(et, evs[i], i, e.segment, aligned) {
+				continue
+			}
+			// The exception's words: to the clause's end or the next comma.
+			from := e.exception + 1
+			for from < e.to && !et.toks[from].content {
+				from++
+			}
+			to := from
+			for to < e.to && (to == from || et.toks[to].brk < brkComma) {
+				to++
+			}
+			shared, total := 0, 0
+			for k := from; k < to; k++ {
+				if !et.toks[k].content {
+					continue
+				}
+				total++
+				if m.claim.hasAnyStem(et.toks[k].hash) {
+					shared++
+				}
+			}
+			if total > 0 && 2*shared >= total {
+				continue // the claim carries the exception in its own words
+			}
+			m.add(res, "exception", "qualifier_missing:exception", "", et.words(e.exception, to))
+			res.clarify = appendOnce(res.clarify, "exception")
+			return
+		}
+	}
+}
+
+func (t *mtext) hasAnyStem(h uint32) bool {
+	for k := range t.toks {
+		if t.toks[k].hash == h {
+			return true
+		}
+	}
+	return false
+}
+
+// restsOn reports whether segment seg of evidence i is what the claim
+// rests on: it holds part of the matched span, or a clause a claim clause
+// lines up with.
+func (m *meaningScanner) restsOn(et *mtext, e meaningEvidence, i, seg int, aligned [][]alignment) bool {
+	for _, al := range aligned {
+		for _, a := range al {
+			if a.ev == i && et.clauses[a.clause].segment == seg {
+				return true
+			}
+		}
+	}
+	if e.spanTo <= e.spanFrom {
+		return false
+	}
+	for _, c := range et.clauses {
+		if c.segment != seg || c.from == c.to {
+			continue
+		}
+		if et.toks[c.from].start < e.spanTo && et.toks[c.to-1].end > e.spanFrom {
+			return true
+		}
+	}
+	return false
+}
+
+// bounds: a figure of the claim with a bound or a timing ("at least 4.00:1",
+// "14 days after") that the evidence states of the same figure only the
+// other way ("not exceed 4.00:1", "14 days before").
+func (m *meaningScanner) bounds(claim string, evs []meaningEvidence, res *meaningResult) {
+	claimFigs := appendFigures(m.figs[:0], claim)
+	m.figs = claimFigs
+	if len(claimFigs) == 0 {
+		return
+	}
+	nClaim := len(claimFigs)
+	pos := 0
+	for fi := 0; fi < nClaim; fi++ {
+		f := claimFigs[fi]
+		at := strings.Index(claim[pos:], f.Text)
+		if at < 0 {
+			continue
+		}
+		fs, fe := pos+at, pos+at+len(f.Text)
+		pos = fe
+		for _, kind := range [...]uint8{kBound, kTiming} {
+			cv, cw, ok := m.claim.boundAt(fs, fe, kind)
+			if !ok {
+				continue
+			}
+			same, opposite, ow := false, false, ""
+			for i := range evs {
+				et := &m.ev[i]
+				ctx := evs[i].context
+				evFigs := appendFigures(m.figs[len(m.figs):], ctx)
+				epos := 0
+				for _, g := range evFigs {
+					at := strings.Index(ctx[epos:], g.Text)
+					if at < 0 {
+						continue
+					}
+					gs, ge := epos+at, epos+at+len(g.Text)
+					epos = ge
+					if g.Kind != f.Kind || g.Value != f.Value {
+						continue
+					}
+					if v, w, ok := et.boundAt(gs, ge, kind); ok {
+						if v == cv {
+							same = true
+						} else {
+							opposite, ow = true, w
+						}
+					}
+				}
+			}
+			if opposite && !same {
+				m.add(res, "direction", reasonDirection, cw+" "+f.Text, ow)
+				res.contradicted = true
+			}
+		}
+	}
+}
+
+// boundAt returns the bound (or timing) of a figure at bytes [fs, fe): a
+// phrase ending at most three words before it, or starting right after it
+// ("or more", "maximum", "before"), in its clause.
+func (t *mtext) boundAt(fs, fe int, kind uint8) (uint8, string, bool) {
+	first, last := -1, -1
+	for k := range t.toks {
+		if t.toks[k].end > fs && t.toks[k].start < fe {
+			if first < 0 {
+				first = k
+			}
+			last = k
+		}
+	}
+	if first < 0 {
+		return 0, "", false
+	}
+	for _, mt := range t.matches {
+		if mt.kind != kind {
+			continue
+		}
+		before := mt.to <= first && first-mt.to <= 3 && !t.breakBetween(mt.to, first)
+		after := mt.from > last && mt.from-last <= 2 && !t.breakBetween(last+1, mt.from+1)
+		if before || after {
+			return mt.value, t.words(mt.from, mt.to), true
+		}
+	}
+	return 0, "", false
+}
+
+func (t *mtext) breakBetween(from, to int) bool {
+	for k := from; k < to && k < len(t.toks); k++ {
+		if t.toks[k].brk >= brkClause {
+			return true
+		}
+	}
+	return false
+}
+
+// names: a proper name, defined term or drug of the claim that none of its
+// accepted chunks (nor their section headings or document id) holds is
+// not supported. The first word of a sentence, reference words (Clause,
+// Section), months and a name that ends in a document word ("the Expense
+// Policy") are not checked.
+func (m *meaningScanner) names(evs []meaningEvidence, res *meaningResult) {
+	toks := m.claim.toks
+	for k := 0; k < len(toks); k++ {
+		// A run of capitalized words: one name.
+		if toks[k].cap && !toks[k].initial && toks[k].flags&fNameStop == 0 && !hasDigit(toks[k].w) {
+			end := k + 1
+			for end < len(toks) && toks[end].cap && toks[end].brk == brkNone {
+				end++
+			}
+			docName := toks[end-1].flags&fDocWord != 0
+			for j := k; j < end && !docName; j++ {
+				tok := &toks[j]
+				w := m.claim.s[tok.start:tok.end]
+				if tok.flags&fNameStop != 0 || hasDigit(tok.w) || utf8.RuneCountInString(w) < 2 || currencyCodes[w] {
+					continue
+				}
+				if !heldBy(evs, w) {
+					m.add(res, "name", reasonName+":"+w, w, "")
+					res.unsupported = true
+				}
+			}
+			k = end - 1
+			continue
+		}
+		if !toks[k].cap && lex.drugName(toks[k].w) && !heldBy(evs, toks[k].w) {
+			m.add(res, "name", reasonName+":"+toks[k].w, toks[k].w, "")
+			res.unsupported = true
+		}
+	}
+}
+
+func hasDigit(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] >= '0' && w[i] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// heldBy reports whether a word appears, as a whole word and ignoring
+// case, in a cited chunk, its section path or its document id.
+func heldBy(evs []meaningEvidence, w string) bool {
+	for i := range evs {
+		if containsWordFold(evs[i].chunk, w) || containsWordFold(evs[i].document, w) {
+			return true
+		}
+		for _, s := range evs[i].section {
+			if containsWordFold(s, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// containsWordFold finds w in s as a whole word, ignoring case; the exact
+// spelling is tried first, since names keep their capitals.
+func containsWordFold(s, w string) bool {
+	for from := 0; from < len(s); {
+		i := strings.Index(s[from:], w)
+		if i < 0 {
+			break
+		}
+		if wholeWord(s, from+i, from+i+len(w)) {
+			return true
+		}
+		from += i + 1
+	}
+	n := len(w)
+	for i := 0; i+n <= len(s); i++ {
+		if strings.EqualFold(s[i:i+n], w) && wholeWord(s, i, i+n) {
+			return true
+		}
+	}
+	return false
+}
+
+func wholeWord(s string, i, j int) bool {
+	if i > 0 {
+		if r, _ := utf8.DecodeLastRuneInString(s[:i]); isWordRune(r) {
+			return false
+		}
+	}
+	if j < len(s) {
+		if r, _ := utf8.DecodeRuneInString(s[j:]); isWordRune(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// roles: a name the claim binds to a role ("Alder Street Bank is the
+// Arranger", "the Insured may cancel") that the evidence binds, without
+// ambiguity, to another ("Alder Street Bank, as Agent", "the Insurer may
+// cancel"), while it knows the claim's name too.
+func (m *meaningScanner) roles(evs []meaningEvidence, res *meaningResult) {
+	claimB := bindings(&m.claim, nil)
+	if len(claimB) == 0 {
+		return
+	}
+	var evB []binding
+	for i := range evs {
+		evB = bindings(&m.ev[i], evB)
+	}
+	for _, cb := range claimB {
+		var others []binding
+		same := false
+		for _, eb := range evB {
+			if eb.verb != cb.verb {
+				continue
+			}
+			switch {
+			case cb.verb != "" && eb.role == cb.role, cb.verb == "" && eb.role == cb.role && eb.name == cb.name:
+				same = true
+			case cb.verb == "" && (eb.name == cb.name) != (eb.role == cb.role):
+				others = append(others, eb)
+			case cb.verb != "" && eb.role != cb.role:
+				others = append(others, eb)
+			}
+		}
+		if same || len(others) == 0 || !heldBy(evs, cb.subject()) {
+			continue
+		}
+		if cb.verb != "" && distinctRoles(others) > 1 {
+			continue // the evidence gives the verb to several: no clear binding
+		}
+		o := others[0]
+		m.add(res, "role", reasonRole, cb.text, o.text)
+		res.contradicted = true
+	}
+}
+
+func distinctRoles(bs []binding) int {
+	n := 0
+	for i, b := range bs {
+		dup := false
+		for _, c := range bs[:i] {
+			if c.role == b.role {
+				dup = true
+			}
+		}
+		if !dup {
+			n++
+		}
+	}
+	return n
+}
+
+// binding ties a name to a role ("X, as Agent": name X, role agent) or a
+// defined term to what it does ("the Insurer may cancel": role insurer,
+// verb cancel).
+type binding struct {
+	name, role, verb string
+	text             string
+}
+
+func (b binding) subject() string {
+	if b.verb != "" {
+		return b.role
+	}
+	return b.name
+}
+
+// bindings finds the role bindings of a text: `NAME (the "ROLE")`,
+// `NAME, as ROLE`, `NAME acts as ROLE`, `NAME is the ROLE`, and a defined
+// term as the subject of a verb: `the ROLE [may|shall|must …] [not] VERB`,
+// `the ROLE's right to VERB`.
+func bindings(t *mtext, out []binding) []binding {
+	toks := t.toks
+	for k := 0; k < len(toks); k++ {
+		if !toks[k].cap || toks[k].flags&fNameStop != 0 && toks[k].w != "the" {
+			continue
+		}
+		end := k + 1
+		for end < len(toks) && toks[end].cap && toks[end].brk == brkNone {
+			end++
+		}
+		name := t.lowerRun(k, end)
+		if name == "" {
+			continue
+		}
+		j := end
+		// NAME (the "ROLE") / NAME, as ROLE / NAME acts as ROLE / NAME is the ROLE
+		if j < len(toks) && toks[j].w == "the" && j+1 < len(toks) && toks[j+1].cap && strings.Contains(t.s[toks[end-1].end:toks[j].start], "(") {
+			out = append(out, binding{name: name, role: toks[j+1].stem, text: t.words(k, j+2)})
+		} else if j+1 < len(toks) && (toks[j].w == "as" || toks[j].w == "acts" || toks[j].w == "act" || toks[j].w == "acting") {
+			r := j + 1
+			if toks[j].w != "as" && toks[r].w == "as" {
+				r++
+			}
+			if r < len(toks) && toks[r].w == "the" {
+				r++
+			}
+			if r < len(toks) && (toks[r].cap || toks[r].flags&fRole != 0) && (toks[j].w != "as" || toks[j].brk == brkComma || toks[r].flags&fRole != 0) {
+				out = append(out, binding{name: name, role: toks[r].stem, text: t.words(k, r+1)})
+			}
+		} else if j+2 < len(toks) && toks[j].w == "is" && toks[j+1].w == "the" && (toks[j+2].cap || toks[j+2].flags&fRole != 0) &&
+			(j+3 >= len(toks) || toks[j+3].brk != brkNone || !toks[j+3].cap) {
+			out = append(out, binding{name: name, role: toks[j+2].stem, text: t.words(k, j+3)})
+		}
+		// the ROLE [modal] [not|only] VERB: a defined term as subject.
+		s := k
+		if toks[s].w == "the" {
+			s++
+		}
+		if s > 0 && toks[s-1].w == "the" && end-s == 1 {
+			v := end
+			if v < len(toks) && (toks[v].w == "'s" || strings.HasSuffix(toks[k].w, "'s") || strings.HasSuffix(toks[k].w, "’s")) {
+				v++
+			}
+			if v+1 < len(toks) && (toks[v].w == "right" || toks[v].w == "option" || toks[v].w == "obligation") && toks[v+1].w == "to" {
+				v += 2
+			}
+			for v < len(toks) && v < end+3 && (lex.phrases[toks[v].w] != nil && !toks[v].content || toks[v].neg || toks[v].flags&fRestrict != 0) && toks[v].brk == brkNone {
+				v++
+			}
+			if v < len(toks) && v > end && toks[v].content && !toks[v].cap && toks[v].brk == brkNone {
+				out = append(out, binding{role: toks[s].stem, verb: toks[v].stem, text: t.words(s-1, v+1)})
+			}
+		}
+		k = end - 1
+	}
+	return out
+}
+
+// lowerRun returns the capitalized words [from, to) lower-cased, without
+// a leading "the", or "" for a run of stop words.
+func (t *mtext) lowerRun(from, to int) string {
+	for from < to && t.toks[from].w == "the" {
+		from++
+	}
+	if from >= to {
+		return ""
+	}
+	var b strings.Builder
+	for k := from; k < to; k++ {
+		if k > from {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strings.TrimRightFunc(t.toks[k].w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+	}
+	return b.String()
+}
+
+// meaningContext widens the matched span [bs, be) of a chunk to whole
+// sentences: the negation, bound or exception that turns a quote around
+// often sits just outside it ("does not" + quote "cover flood damage").
+func meaningContext(chunk string, bs, be int, er *EvidenceReport) meaningEvidence {
+	cs, ce := sentenceStart(chunk, bs), sentenceStop(chunk, be)
+	return meaningEvidence{context: chunk[cs:ce], spanFrom: bs - cs, spanTo: be - cs, chunk: chunk,
+		section: er.SectionPath, document: er.DocumentID}
+}
+
+// maxWiden bounds how far a span is widened to a sentence's ends.
+const maxWiden = 2000
+
+func sentenceStart(s string, bs int) int {
+	for i := bs - 1; i >= 0 && bs-i <= maxWiden; i-- {
+		switch c := s[i]; {
+		case c == '\f' || c == '\n' && i > 0 && s[i-1] == '\n':
+			return i + 1
+		case (c == '.' || c == '!' || c == '?') && i+1 < len(s) && isSpaceByte(s[i+1]) && stops(s, i):
+			return i + 1
+		}
+	}
+	if bs > maxWiden {
+		return bs
+	}
+	return 0
+}
+
+func sentenceStop(s string, be int) int {
+	if be > 0 && be <= len(s) && (s[be-1] == '.' || s[be-1] == '!' || s[be-1] == '?') && stops(s, be-1) {
+		return be
+	}
+	for i := be; i < len(s) && i-be <= maxWiden; i++ {
+		switch c := s[i]; {
+		case c == '\f' || c == '\n' && i+1 < len(s) && s[i+1] == '\n':
+			return i
+		case (c == '.' || c == '!' || c == '?') && (i+1 == len(s) || isSpaceByte(s[i+1])) && stops(s, i):
+			return i + 1
+		}
+	}
+	return min(len(s), be+maxWiden)
+}
+
+func isSpaceByte(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+
+// stops reports whether the stop at s[i] ends a sentence: the next word
+// does not start in lower case and the word before is no abbreviation.
+func stops(s string, i int) bool {
+	k := i + 1
+	for k < len(s) && isSpaceByte(s[k]) {
+		k++
+	}
+	if k < len(s) {
+		if r, _ := utf8.DecodeRuneInString(s[k:]); unicode.IsLower(r) || unicode.IsDigit(r) {
+			return false
+		}
+	}
+	w := i
+	for w > 0 && isWordRune(rune(s[w-1])) && s[w-1] < 0x80 {
+		w--
+	}
+	word := strings.ToLower(s[w:i])
+	return len(word) > 1 && !abbreviations[word]
+}
+
+// quoteMeaningDiffers compares the negators, bounds, timings and
+// exception words of a loosely matched quote with those of its span: OCR
+// noise changes letters, not whether a sentence says "not" or "unless".
+// It returns the words that differ, or "", "".
+func (c *checker) quoteMeaningDiffers(quote, span string) (string, string) {
+	q, s := &c.quoteScan[0], &c.quoteScan[1]
+	q.scan(quote)
+	s.scan(span)
+	qs, ss := q.signature(), s.signature()
+	if qs == ss {
+		return "", ""
+	}
+	return q.meaningWords(), s.meaningWords()
+}
+
+// signature counts a text's negators and its bound, timing and exception
+// phrases by value.
+func (t *mtext) signature() [8]int {
+	var sig [8]int
+	for k := range t.toks {
+		if t.toks[k].neg {
+			sig[0]++
+		}
+	}
+	for _, m := range t.matches {
+		switch m.kind {
+		case kBound:
+			sig[1+m.value]++ // vMin, vMax
+		case kTiming:
+			sig[3+m.value-vBefore]++
+		case kException:
+			sig[5]++
+		}
+	}
+	return sig
+}
+
+// meaningWords lists a text's negators and bound, timing and exception
+// phrases, for a finding.
+func (t *mtext) meaningWords() string {
+	var b strings.Builder
+	add := func(w string) {
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(w)
+	}
+	for _, m := range t.matches {
+		switch m.kind {
+		case kBound, kTiming, kException:
+			add(t.words(m.from, m.to))
+		case kNeg:
+			if t.toks[m.from].neg {
+				add(t.words(m.from, m.to))
+			}
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,418 @@
+package verify
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// mtok is one word of a text the meaning checks read.
+type mtok struct {
+	w          string // lower case
+	stem       string
+	hash       uint32 // of stem: clause overlap compares numbers
+	start, end int    // bytes in the text
+	flags      uint16
+	brk        uint8 // the strongest break before the token: see brk* below
+	cap        bool  // starts with an upper-case letter
+	initial    bool  // first word of a sentence, or after a colon or an opening quote
+	content    bool  // counts for clause overlap
+	neg        bool  // a negator that counts (not inside "no more than", "not only")
+	noPeriod   bool  // inside "annual report" and the like
+}
+
+const (
+	brkNone uint8 = iota
+	brkComma
+	brkClause  // ':' or a clause-break word ("but", "whereas")
+	brkSegment // ';'
+	brkSentence
+)
+
+// pmatch is a phrase of the lexicon found at tokens [from, to).
+type pmatch struct {
+	from, to int
+	kind     uint8
+	value    uint8
+}
+
+// mclause is a clause: tokens between breaks of brkClause or stronger.
+type mclause struct {
+	from, to   int // tokens
+	segment    int // clauses of one segment are not parted by ';' or a sentence end
+	negs       int // counted negators
+	trends     uint16
+	periods    uint32
+	modals     uint16 // not negated
+	negModal   bool
+	restricted bool
+	exception  int // token of the first exception phrase, or -1
+	condition  bool
+}
+
+// mtext is a scanned text.
+type mtext struct {
+	s       string
+	toks    []mtok
+	matches []pmatch
+	clauses []mclause
+}
+
+// scan tokenizes s and finds the lexicon's phrases, the clauses and what
+// each clause says.
+func (t *mtext) scan(s string) {
+	t.s = s
+	t.toks, t.matches, t.clauses = t.toks[:0], t.matches[:0], t.clauses[:0]
+	t.tokenize()
+	t.phrases()
+	t.split()
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+func (t *mtext) tokenize() {
+	s := t.s
+	brk, initial := brkSentence, true
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !isWordRune(r) {
+			switch r {
+			case ',':
+				brk = max(brk, brkComma)
+			case ':':
+				brk, initial = max(brk, brkClause), true
+			case ';':
+				brk = max(brk, brkSegment)
+			case '.', '!', '?', '。', '！', '？':
+				if sentenceEnd(s, i+size, t.toks) {
+					brk, initial = brkSentence, true
+				}
+			case '\n':
+				if j := i + 1; j < len(s) && (s[j] == '\n' || s[j] == '-' || s[j] == '*' || s[j] == '#' || s[j] == '|') {
+					brk, initial = brkSentence, true
+				}
+			case '\f':
+				brk, initial = brkSentence, true
+			case '"', '“', '(', '[', '‘':
+				initial = true
+			}
+			i += size
+			continue
+		}
+		start := i
+		for i < len(s) {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if isWordRune(r) {
+				i += size
+				continue
+			}
+			// Joiners inside a word: don't, pre-approved, 4.00, 250,000, 4.00:1.
+			if j := i + size; j < len(s) && (r == '\'' || r == '’' || r == '-' || r == '.' || r == ',' || r == ':') {
+				next, _ := utf8.DecodeRuneInString(s[j:])
+				prev, _ := utf8.DecodeLastRuneInString(s[:i])
+				digits := unicode.IsDigit(prev) && unicode.IsDigit(next)
+				if (r == '\'' || r == '’' || r == '-') && isWordRune(next) || digits {
+					i = j
+					continue
+				}
+			}
+			break
+		}
+		word := s[start:i]
+		first, _ := utf8.DecodeRuneInString(word)
+		tok := mtok{start: start, end: i, brk: brk, cap: unicode.IsUpper(first), initial: initial, w: lowerWord(word)}
+		brk, initial = brkNone, false
+		if base, ok := notContraction(tok.w); ok {
+			tok.w, tok.end = base, i-3
+			t.add(tok)
+			t.add(mtok{w: "not", start: i - 3, end: i})
+			continue
+		}
+		t.add(tok)
+	}
+}
+
+// add classifies a token by the lexicon and appends it.
+func (t *mtext) add(tok mtok) {
+	tok.flags = lex.flags[tok.w]
+	if tok.flags&fClauseBreak != 0 {
+		tok.brk = max(tok.brk, brkClause)
+	}
+	if base, ok := lex.irregular[tok.w]; ok {
+		tok.stem = base
+	} else {
+		tok.stem = stem(tok.w)
+	}
+	tok.content = tok.flags&fAux == 0 && (len(tok.w) > 1 || tok.w[0] >= '0' && tok.w[0] <= '9')
+	tok.hash = fnv32(tok.stem)
+	t.toks = append(t.toks, tok)
+}
+
+func fnv32(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= 16777619
+	}
+	return h
+}
+
+// lowerWord lower-cases a word, allocating only when it has capitals.
+func lowerWord(w string) string {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c >= 0x80 || 'A' <= c && c <= 'Z' {
+			return strings.ToLower(w)
+		}
+	}
+	return w
+}
+
+// notContraction splits "doesn't" into "does" and a "not" that follows.
+func notContraction(w string) (string, bool) {
+	var base string
+	switch {
+	case len(w) > 3 && strings.HasSuffix(w, "n't"):
+		base = w[:len(w)-3]
+	case len(w) > 5 && strings.HasSuffix(w, "n’t"):
+		base = w[:len(w)-5]
+	default:
+		return "", false
+	}
+	switch base {
+	case "ca":
+		base = "can"
+	case "wo":
+		base = "will"
+	case "sha":
+		base = "shall"
+	}
+	return base, true
+}
+
+// sentenceEnd reports whether a stop ends a sentence: a space or the end
+// follows, the next word does not start in lower case ("per cent. of"),
+// and the word before is no abbreviation ("Dr.", "p.", "e.g.").
+func sentenceEnd(s string, j int, toks []mtok) bool {
+	if j < len(s) && s[j] != ' ' && s[j] != '\n' && s[j] != '\t' && s[j] != '\f' && s[j] != '"' && s[j] != ')' {
+		return false
+	}
+	k := j
+	for k < len(s) && (s[k] == ' ' || s[k] == '\n' || s[k] == '\t') {
+		k++
+	}
+	if k < len(s) {
+		if r, _ := utf8.DecodeRuneInString(s[k:]); unicode.IsLower(r) {
+			return false
+		}
+	}
+	if len(toks) > 0 && toks[len(toks)-1].end == j-1 {
+		last := toks[len(toks)-1].w
+		if utf8.RuneCountInString(last) == 1 || abbreviations[last] {
+			return false
+		}
+	}
+	return true
+}
+
+// phrases finds the lexicon's phrases; the longest phrase of a kind at a
+// token wins. Negators inside a bound ("no more than") or a non-negation
+// ("not only", "whether or not") do not count.
+func (t *mtext) phrases() {
+	toks := t.toks
+	for i := range toks {
+		seen := uint16(0)
+		for _, e := range lex.phrases[toks[i].w] {
+			if seen&(1<<e.kind) != 0 || !t.follows(i, e.words) {
+				continue
+			}
+			seen |= 1 << e.kind
+			t.matches = append(t.matches, pmatch{from: i, to: i + 1 + len(e.words), kind: e.kind, value: e.value})
+		}
+	}
+	for i := range toks {
+		toks[i].neg = false
+	}
+	for _, m := range t.matches {
+		if m.kind == kNeg {
+			toks[m.from].neg = true
+		}
+	}
+	for _, m := range t.matches {
+		switch m.kind {
+		case kBound, kTiming, kNotNeg:
+			for k := m.from; k < m.to; k++ {
+				toks[k].neg = false
+			}
+		case kPeriodExempt:
+			for k := m.from; k < m.to; k++ {
+				toks[k].noPeriod = true
+			}
+		}
+		// The words that say how are not what the clause is about: they
+		// stay out of the overlap that pairs clauses.
+		if m.kind != kPeriodExempt && m.kind != kNeg {
+			for k := m.from; k < m.to; k++ {
+				toks[k].content = false
+			}
+		}
+	}
+}
+
+// follows reports whether the tokens after i are words, with no clause
+// break between them.
+func (t *mtext) follows(i int, words []string) bool {
+	if i+len(words) >= len(t.toks) {
+		return false
+	}
+	for k, w := range words {
+		tok := &t.toks[i+1+k]
+		if tok.w != w && !(w == "." && tok.brk == brkSentence) || tok.brk >= brkClause {
+			return false
+		}
+	}
+	return true
+}
+
+// split cuts the tokens into clauses and records what each says.
+func (t *mtext) split() {
+	segment := 0
+	for i := range t.toks {
+		tok := &t.toks[i]
+		if i == 0 || tok.brk >= brkClause {
+			if i > 0 && tok.brk >= brkSegment {
+				segment++
+			}
+			if n := len(t.clauses); n > 0 {
+				t.clauses[n-1].to = i
+			}
+			t.clauses = append(t.clauses, mclause{from: i, segment: segment, exception: -1})
+		}
+		if tok.flags&fCondition != 0 {
+			t.clauses[len(t.clauses)-1].condition = true
+		}
+	}
+	if n := len(t.clauses); n > 0 {
+		t.clauses[n-1].to = len(t.toks)
+	}
+	ci := 0
+	for _, m := range t.matches {
+		for ci < len(t.clauses) && t.clauses[ci].to <= m.from {
+			ci++
+		}
+		if ci == len(t.clauses) {
+			break
+		}
+		c := &t.clauses[ci]
+		switch m.kind {
+		case kTrend:
+			c.trends |= 1 << m.value
+		case kPeriod:
+			if !t.toks[m.from].noPeriod {
+				c.periods |= 1 << m.value
+			}
+		case kModal:
+			if t.negatedNear(m.from, m.to, c) {
+				c.negModal = true
+			} else {
+				c.modals |= 1 << m.value
+			}
+		case kException:
+			if c.exception < 0 {
+				c.exception = m.from
+			}
+			c.condition = true
+		}
+	}
+	for ci := range t.clauses {
+		c := &t.clauses[ci]
+		neither := false
+		for k := c.from; k < c.to; k++ {
+			tok := &t.toks[k]
+			if tok.flags&fRestrict != 0 && c.modals&(1<<vPermission) != 0 {
+				c.restricted = true
+			}
+			if !tok.neg {
+				continue
+			}
+			switch tok.w {
+			case "neither":
+				neither = true
+			case "nor":
+				if neither {
+					continue // neither … nor is one negation
+				}
+			}
+			c.negs++
+		}
+	}
+}
+
+// negatedNear reports whether a modal is negated: "may not", "must not",
+// "not required to".
+func (t *mtext) negatedNear(from, to int, c *mclause) bool {
+	if from > c.from && t.toks[from-1].neg {
+		return true
+	}
+	for k := to; k < min(to+2, c.to); k++ {
+		if t.toks[k].neg {
+			return true
+		}
+	}
+	return false
+}
+
+// words returns the text of tokens [from, to), trimmed to the clause.
+func (t *mtext) words(from, to int) string {
+	from, to = max(from, 0), min(to, len(t.toks))
+	if from >= to {
+		return ""
+	}
+	return t.s[t.toks[from].start:t.toks[to-1].end]
+}
+
+// head is the first content word after token i in its clause: what a
+// negator denies.
+func (t *mtext) head(i int, c *mclause) int {
+	for k := i + 1; k < c.to && k <= i+4; k++ {
+		if t.toks[k].content && !t.toks[k].neg {
+			return k
+		}
+	}
+	return -1
+}
+
+// hasStem reports whether the clause holds a content word of hash h.
+func (t *mtext) hasStem(c *mclause, h uint32) bool {
+	for k := c.from; k < c.to; k++ {
+		if t.toks[k].content && t.toks[k].hash == h {
+			return true
+		}
+	}
+	return false
+}
+
+// overlap counts the distinct content stems of claim clause a found in
+// clause b of text u.
+func (t *mtext) overlap(a *mclause, u *mtext, b *mclause) (shared, total int) {
+	for k := a.from; k < a.to; k++ {
+		tok := &t.toks[k]
+		if !tok.content || tok.neg {
+			continue
+		}
+		dup := false
+		for j := a.from; j < k; j++ {
+			if t.toks[j].content && t.toks[j].hash == tok.hash {
+				dup = true
+				break
+			}
+		}
+		if dup {
+			continue
+		}
+		total++
+		if u.hasStem(b, tok.hash) {
+			shared++
+		}
+	}
+	return shared, total
+}

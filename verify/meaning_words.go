@@ -1,0 +1,213 @@
+package verify
+
+import (
+	_ "embed"
+	"encoding/json"
+	"sort"
+	"strings"
+)
+
+// The meaning checks' word lists are data (meaning-words.json), English
+// first: a phrase is a list of lower-case words matched token by token.
+
+//go:embed meaning-words.json
+var meaningWordsJSON []byte
+
+type meaningWords struct {
+	Irregular          map[string]string     `json:"irregular"`
+	Negators           []string              `json:"negators"`
+	NegativePredicates map[string][]string   `json:"negative_predicates"`
+	NotNegations       [][]string            `json:"not_negations"`
+	Bounds             map[string][][]string `json:"bounds"`
+	Timing             map[string][][]string `json:"timing"`
+	Trends             map[string][]string   `json:"trends"`
+	Periods            map[string][][]string `json:"periods"`
+	PeriodExempt       [][]string            `json:"period_exempt"`
+	Modals             map[string][][]string `json:"modals"`
+	Restriction        []string              `json:"restriction"`
+	Exceptions         [][]string            `json:"exceptions"`
+	ConditionWords     []string              `json:"condition_words"`
+	ClauseBreaks       []string              `json:"clause_breaks"`
+	Auxiliaries        []string              `json:"auxiliaries"`
+	NameStoplist       []string              `json:"name_stoplist"`
+	DocumentWords      []string              `json:"document_words"`
+	DrugSuffixes       []string              `json:"drug_suffixes"`
+	Roles              []string              `json:"roles"`
+}
+
+// Phrase kinds; a phrase's value says which bound, period, trend or modal.
+const (
+	kNeg = iota
+	kNotNeg
+	kBound
+	kTiming
+	kTrend
+	kPeriod
+	kPeriodExempt
+	kModal
+	kException
+)
+
+// Values of bounds, timings, trends and modals.
+const (
+	vMin = iota
+	vMax
+	vBefore
+	vAfter
+	vUp
+	vDown
+	vObligation
+	vPermission
+	vRecommendation
+)
+
+var valueNames = map[string]uint8{"min": vMin, "max": vMax, "before": vBefore, "after": vAfter, "up": vUp,
+	"down": vDown, "obligation": vObligation, "permission": vPermission, "recommendation": vRecommendation}
+
+var valueWords = [...]string{vMin: "lower bound", vMax: "upper bound", vBefore: "before", vAfter: "after", vUp: "up",
+	vDown: "down", vObligation: "obligation", vPermission: "permission", vRecommendation: "recommendation"}
+
+type phraseEntry struct {
+	words []string // from the second word on
+	kind  uint8
+	value uint8
+}
+
+// Word flags: one map lookup per token tells all that a word can be.
+const (
+	fAux uint16 = 1 << iota
+	fRestrict
+	fCondition
+	fClauseBreak
+	fNameStop
+	fDocWord
+	fRole
+)
+
+type lexicon struct {
+	phrases      map[string][]phraseEntry // by first word, longest first
+	flags        map[string]uint16
+	negPredicate map[string][]string // stem prefix -> the positive stems it denies
+	irregular    map[string]string   // "paid" -> "pay"
+	periodNames  []string
+	drugSuffixes []string
+}
+
+var lex = mustLexicon(meaningWordsJSON)
+
+func mustLexicon(b []byte) *lexicon {
+	l, err := parseLexicon(b)
+	if err != nil {
+		panic("verify: meaning-words.json: " + err.Error()) // a build-time asset; tests load it
+	}
+	return l
+}
+
+func parseLexicon(b []byte) (*lexicon, error) {
+	var w meaningWords
+	if err := json.Unmarshal(b, &w); err != nil {
+		return nil, err
+	}
+	l := &lexicon{phrases: map[string][]phraseEntry{}, flags: map[string]uint16{}, negPredicate: w.NegativePredicates,
+		irregular: w.Irregular, drugSuffixes: w.DrugSuffixes}
+	add := func(p []string, kind, value uint8) {
+		if len(p) == 0 {
+			return
+		}
+		l.phrases[p[0]] = append(l.phrases[p[0]], phraseEntry{words: p[1:], kind: kind, value: value})
+	}
+	for _, n := range w.Negators {
+		add([]string{n}, kNeg, 0)
+	}
+	for _, p := range w.NotNegations {
+		add(p, kNotNeg, 0)
+	}
+	for name, group := range map[uint8]map[string][][]string{kBound: w.Bounds, kTiming: w.Timing, kModal: w.Modals} {
+		for v, ps := range group {
+			for _, p := range ps {
+				add(p, name, valueNames[v])
+			}
+		}
+	}
+	for v, ws := range w.Trends {
+		for _, t := range ws {
+			add([]string{t}, kTrend, valueNames[v])
+		}
+	}
+	names := make([]string, 0, len(w.Periods))
+	for name := range w.Periods {
+		names = append(names, name)
+	}
+	sort.Strings(names) // period values are indices: keep them stable
+	l.periodNames = names
+	for i, name := range names {
+		for _, p := range w.Periods[name] {
+			add(p, kPeriod, uint8(i))
+		}
+	}
+	for _, p := range w.PeriodExempt {
+		add(p, kPeriodExempt, 0)
+	}
+	for _, p := range w.Exceptions {
+		add(p, kException, 0)
+	}
+	for first, es := range l.phrases {
+		sort.SliceStable(es, func(i, j int) bool { return len(es[i].words) > len(es[j].words) })
+		l.phrases[first] = es
+	}
+	for flag, ws := range map[uint16][]string{fAux: w.Auxiliaries, fRestrict: w.Restriction, fCondition: w.ConditionWords,
+		fClauseBreak: w.ClauseBreaks, fNameStop: w.NameStoplist, fDocWord: w.DocumentWords, fRole: w.Roles} {
+		for _, x := range ws {
+			l.flags[x] |= flag
+		}
+	}
+	return l, nil
+}
+
+// negatedStems returns the positive stems a negative predicate
+// ("excluded", "prohibited") denies, and whether the stem is one.
+func (l *lexicon) negatedStems(stem string) ([]string, bool) {
+	for prefix, pos := range l.negPredicate {
+		if strings.HasPrefix(stem, prefix) {
+			return pos, true
+		}
+	}
+	return nil, false
+}
+
+// drugName reports whether a lower-case word looks like a drug's
+// international name by its stem ("-mab", "-pril", "-statin").
+func (l *lexicon) drugName(w string) bool {
+	if len(w) < 7 {
+		return false
+	}
+	for _, s := range l.drugSuffixes {
+		if strings.HasSuffix(w, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// stem cuts a common English suffix, keeping at least three letters, so
+// "covers", "covered", "coverage" and "cover" compare equal. It returns a
+// substring: no allocation.
+func stem(w string) string {
+	w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
+	for _, s := range stemSuffixes {
+		if len(w)-len(s) >= 3 && strings.HasSuffix(w, s) {
+			w = w[:len(w)-len(s)]
+			// "submitted" -> "submitt" -> "submit"
+			if n := len(w); (s == "ed" || s == "ing") && n >= 4 && w[n-1] == w[n-2] && !vowel(w[n-1]) && w[n-1] != 's' && w[n-1] != 'l' {
+				w = w[:n-1]
+			}
+			return w
+		}
+	}
+	return w
+}
+
+var stemSuffixes = []string{"ements", "ement", "ments", "ment", "ations", "ation", "ables", "able", "ings", "ing",
+	"ages", "age", "ied", "ies", "ed", "es", "ly", "s", "e", "y"}
+
+func vowel(b byte) bool { return b == 'a' || b == 'e' || b == 'i' || b == 'o' || b == 'u' }
