@@ -46,6 +46,7 @@ const (
 type meaningScanner struct {
 	claim mtext
 	ev    []mtext
+	evs   []meaningEvidence
 	figs  []Figure
 }
 
@@ -61,9 +62,11 @@ func (m *meaningScanner) check(claim string, evs []meaningEvidence) meaningResul
 		m.ev[i].scan(evs[i].context)
 	}
 	ev := m.ev[:len(evs)]
+	m.evs = evs
 	aligned := make([][]alignment, len(m.claim.clauses))
 	for ci := range m.claim.clauses {
 		aligned[ci] = m.align(ci, ev)
+		m.widen(ci, ev, aligned[ci])
 	}
 	for ci := range m.claim.clauses {
 		if len(aligned[ci]) > 0 {
@@ -86,20 +89,92 @@ func (m *meaningScanner) check(claim string, evs []meaningEvidence) meaningResul
 func (m *meaningScanner) align(ci int, ev []mtext) []alignment {
 	c := &m.claim.clauses[ci]
 	var best []alignment
-	bestShared := 0
+	bestShared, bestExtra := 0, 0
 	for i := range ev {
 		for j := range ev[i].clauses {
-			shared, total := m.claim.overlap(c, &ev[i], &ev[i].clauses[j])
+			e := &ev[i].clauses[j]
+			if !m.inSpan(i, e) {
+				continue
+			}
+			shared, total := m.claim.overlap(c, &ev[i], e)
 			if total == 0 || shared < min(2, total) || 2*shared < total || shared < bestShared {
 				continue
 			}
-			if shared > bestShared {
-				best, bestShared = best[:0], shared
+			// Of clauses sharing as many words, the one with the fewest
+			// words of its own: "covers flood damage" lines up with "does
+			// not cover flood damage", not with "covers fire damage".
+			extra := ev[i].contentWords(e) - shared
+			if shared > bestShared || extra < bestExtra {
+				best, bestShared, bestExtra = best[:0], shared, extra
+			} else if extra > bestExtra {
+				continue
 			}
 			best = append(best, alignment{i, j})
 		}
 	}
 	return best
+}
+
+// widen handles a claim clause that runs over several clauses of the
+// evidence (a quote joining lines or list items the evidence keeps
+// apart): it is compared with all of them at once, as one clause appended
+// to the evidence's, rather than with the one it shares most words with.
+func (m *meaningScanner) widen(ci int, ev []mtext, al []alignment) {
+	if len(al) == 0 {
+		return
+	}
+	c := &m.claim.clauses[ci]
+	n := m.claim.contentWords(c)
+	for i, a := range al {
+		et := &ev[a.ev]
+		if n <= 2*et.contentWords(&et.clauses[a.clause])+2 {
+			continue
+		}
+		from, to := -1, -1
+		for j := range et.clauses {
+			e := &et.clauses[j]
+			if shared, _ := m.claim.overlap(c, et, e); shared == 0 || !m.inSpan(a.ev, e) {
+				continue
+			}
+			if from < 0 {
+				from = e.from
+			}
+			to = e.to
+		}
+		if from < 0 {
+			continue
+		}
+		u := mclause{from: from, to: to, segment: et.clauses[a.clause].segment, exception: -1}
+		for j := range et.clauses {
+			e := &et.clauses[j]
+			if e.from >= from && e.to <= to {
+				u.negs += e.negs
+				u.trends |= e.trends
+				u.periods |= e.periods
+				u.modals |= e.modals
+				u.negModal = u.negModal || e.negModal
+				u.restricted = u.restricted || e.restricted
+				u.condition = u.condition || e.condition
+				if e.exception >= 0 && u.exception < 0 {
+					u.exception = e.exception
+				}
+			}
+		}
+		et.clauses = append(et.clauses, u)
+		al[i].clause = len(et.clauses) - 1
+	}
+}
+
+// inSpan reports whether a clause of evidence i holds part of the span the
+// quote matched: the widened sentence lends its words to the checks, but
+// the claim lines up only with what it quoted.
+func (m *meaningScanner) inSpan(i int, c *mclause) bool {
+	e := &m.evs[i]
+	if e.spanTo <= e.spanFrom || c.from == c.to {
+		return e.spanTo <= e.spanFrom
+	}
+	t := &m.ev[i]
+	return t.toks[c.from].start < e.spanTo && t.toks[c.to-1].end > e.spanFrom
 }
 
 func (m *meaningScanner) add(res *meaningResult, check, reason, claim, evidence string) {
@@ -119,59 +194,150 @@ func quoteWords(s string) string {
 	return `"` + s + `"`
 }
 
-// polarity: the claim's clause and every clause it lines up with differ in
-// negation (an odd count of negators on one side), and a negator on the
-// negated side denies a word the other side states. Exceptions turn a
-// negation around ("not covered unless …"): clauses holding one are left
-// to the exception check.
+// polarity: the claim's clause and every clause it lines up with differ
+// in negation: an odd count, on one side, of negators that deny a word the
+// other side states ("does not cover" against "covers"). Negators that
+// deny something the other side does not mention are not counted, so a
+// long clause's other negations do not matter. Exceptions turn a negation
+// around ("not covered unless …"): segments holding one are left to the
+// exception check.
 func (m *meaningScanner) polarity(ci int, ev []mtext, al []alignment, res *meaningResult) {
 	c := &m.claim.clauses[ci]
-	if c.exception >= 0 {
+	if m.claim.segmentHasException(c.segment) {
 		return
 	}
-	pc := c.negs % 2
+	var claimNeg, evNeg int
 	for _, a := range al {
-		e := &ev[a.ev].clauses[a.clause]
-		if e.exception >= 0 || e.negs%2 == pc {
+		et, e := &ev[a.ev], &ev[a.ev].clauses[a.clause]
+		if et.segmentHasException(e.segment) {
 			return
 		}
+		pc, kc := m.claim.relevantNegs(c, et, e)
+		pe, ke := et.relevantNegs(e, &m.claim, c)
+		if pc%2 == pe%2 {
+			return
+		}
+		claimNeg, evNeg = kc, ke
 	}
-	a := al[0]
+	a := al[len(al)-1]
 	et, e := &ev[a.ev], &ev[a.ev].clauses[a.clause]
-	negText, negClause, other, otherClause := et, e, &m.claim, c
-	if pc == 1 {
-		negText, negClause, other, otherClause = &m.claim, c, et, e
+	negText, negClause, k, other, otherClause := et, e, evNeg, &m.claim, c
+	if claimNeg >= 0 {
+		negText, negClause, k, other, otherClause = &m.claim, c, claimNeg, et, e
 	}
-	for k := negClause.from; k < negClause.to; k++ {
-		tok := &negText.toks[k]
+	if k < 0 {
+		return
+	}
+	denied, match := negText.denies(k, negClause, other, otherClause)
+	// The denied word must be stated plainly on the other side, denied
+	// nowhere there, and not also stated plainly beside the negation:
+	// clause edges that differ between a quote and its source (joined
+	// lines, list items) then cannot fake a difference.
+	if denied < 0 || match < 0 || other.toks[match].negated || other.negates(negText.toks[denied].hash) ||
+		negText.plain(negClause, negText.toks[denied].hash, denied) {
+		return
+	}
+	from := k
+	if from > negClause.from && negText.toks[from-1].flags&fAux != 0 {
+		from--
+	}
+	negWords := negText.words(min(from, denied), max(k, denied)+1)
+	otherWords := other.words(match, match+1)
+	if negText == &m.claim {
+		m.add(res, "polarity", reasonPolarity, negWords, otherWords)
+	} else {
+		m.add(res, "polarity", reasonPolarity, otherWords, negWords)
+	}
+	res.contradicted = true
+}
+
+// negates reports whether any negator of the text denies a word of stem
+// hash h.
+func (t *mtext) negates(h uint32) bool {
+	for k := range t.toks {
+		if t.toks[k].hash == h && t.toks[k].negated {
+			return true
+		}
+	}
+	return false
+}
+
+// plain reports whether the clause states a word of stem hash h that no
+// negator denies (other than at token skip).
+func (t *mtext) plain(c *mclause, h uint32, skip int) bool {
+	for k := c.from; k < c.to; k++ {
+		if k != skip && t.toks[k].hash == h && t.toks[k].content && !t.toks[k].negated {
+			return true
+		}
+	}
+	return false
+}
+
+// relevantNegs counts the negators of clause c that deny a word clause oc
+// of other states, and returns the first of them (or -1).
+func (t *mtext) relevantNegs(c *mclause, other *mtext, oc *mclause) (int, int) {
+	n, first, neither := 0, -1, false
+	for k := c.from; k < c.to; k++ {
+		tok := &t.toks[k]
 		if !tok.neg {
 			continue
 		}
-		denied := negText.head(k, negClause)
-		var match int = -1
-		if pos, ok := lex.negatedStems(tok.stem); ok {
-			denied = k
-			match = other.findStem(otherClause, pos, tok.hash)
-		} else if denied >= 0 {
-			match = other.findHash(otherClause, negText.toks[denied].hash)
+		switch tok.w {
+		case "neither":
+			neither = true
+		case "nor":
+			if neither {
+				continue // neither … nor is one negation
+			}
 		}
-		if denied < 0 || match < 0 {
+		if _, match := t.denies(k, c, other, oc); match < 0 {
 			continue
 		}
-		from := k
-		if from > negClause.from && negText.toks[from-1].flags&fAux != 0 {
-			from--
+		n++
+		if first < 0 {
+			first = k
 		}
-		negWords := negText.words(from, denied+1)
-		otherWords := other.words(match, match+1)
-		if pc == 1 {
-			m.add(res, "polarity", reasonPolarity, negWords, otherWords)
-		} else {
-			m.add(res, "polarity", reasonPolarity, otherWords, negWords)
-		}
-		res.contradicted = true
-		return
 	}
+	return n, first
+}
+
+// denies returns the word negator k denies and where clause oc of other
+// states it, or -1: the head after the negator, or, for a negative
+// predicate ("excluded"), the positive words it denies.
+func (t *mtext) denies(k int, c *mclause, other *mtext, oc *mclause) (int, int) {
+	tok := &t.toks[k]
+	if pos, ok := lex.negatedStems(tok.stem); ok {
+		return k, other.findStem(oc, pos, tok.hash)
+	}
+	h := t.head(k, c)
+	if h < 0 {
+		return -1, -1
+	}
+	if match := other.findHash(oc, t.toks[h].hash); match >= 0 {
+		return h, match
+	}
+	// "not covered" denies what "excluded" denies.
+	for j := oc.from; j < oc.to; j++ {
+		if pos, ok := lex.negatedStems(other.toks[j].stem); ok && other.toks[j].neg {
+			for _, p := range pos {
+				if strings.HasPrefix(t.toks[h].stem, p) {
+					return h, j
+				}
+			}
+		}
+	}
+	return h, -1
+}
+
+// segmentHasException reports whether a segment holds an exception
+// ("unless", "only if"), which turns a negation around.
+func (t *mtext) segmentHasException(seg int) bool {
+	for i := range t.clauses {
+		if t.clauses[i].segment == seg && t.clauses[i].exception >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // findHash returns a content token of the clause with stem hash h, or -1.
@@ -257,11 +423,22 @@ func (m *meaningScanner) modality(ci int, ev []mtext, al []alignment, res *meani
 	if union == 0 {
 		return
 	}
+	// A modal the quoted part of the evidence states anywhere is not more
+	// than it says (clause edges differ between a quote and its source).
+	var quoted uint16
+	for _, a := range al {
+		for j := range ev[a.ev].clauses {
+			if e := &ev[a.ev].clauses[j]; m.inSpan(a.ev, e) {
+				quoted |= e.modals
+			}
+		}
+	}
+	stated := c.modals&^quoted == 0
 	claimWords := m.claim.matchWords(c, kModal)
 	evWords := ev[al[0].ev].matchWords(&ev[al[0].ev].clauses[al[0].clause], kModal)
 	switch {
-	case c.modals&(1<<vObligation) != 0 && union&(1<<vObligation) == 0,
-		c.modals&(1<<vRecommendation) != 0 && union&(1<<vObligation|1<<vRecommendation) == 0,
+	case !stated && c.modals&(1<<vObligation) != 0 && union&(1<<vObligation) == 0,
+		!stated && c.modals&(1<<vRecommendation) != 0 && union&(1<<vObligation|1<<vRecommendation) == 0,
 		c.restricted && !restricted && union&(1<<vObligation) == 0:
 		m.add(res, "modality", reasonModality, claimWords, evWords)
 		res.unsupported = true
@@ -356,6 +533,17 @@ func (m *meaningScanner) exceptions(ev []mtext, evs []meaningEvidence, aligned [
 	}
 }
 
+// contentWords counts the content words of a clause.
+func (t *mtext) contentWords(c *mclause) int {
+	n := 0
+	for k := c.from; k < c.to; k++ {
+		if t.toks[k].content && !t.toks[k].neg {
+			n++
+		}
+	}
+	return n
+}
+
 func (t *mtext) hasAnyStem(h uint32) bool {
 	for k := range t.toks {
 		if t.toks[k].hash == h {
@@ -369,14 +557,16 @@ func (t *mtext) hasAnyStem(h uint32) bool {
 // rests on: it holds part of the matched span, or a clause a claim clause
 // lines up with.
 func (m *meaningScanner) restsOn(et *mtext, e meaningEvidence, i, seg int, aligned [][]alignment) bool {
+	any := false
 	for _, al := range aligned {
 		for _, a := range al {
 			if a.ev == i && et.clauses[a.clause].segment == seg {
 				return true
 			}
+			any = any || a.ev == i
 		}
 	}
-	if e.spanTo <= e.spanFrom {
+	if any || e.spanTo <= e.spanFrom {
 		return false
 	}
 	for _, c := range et.clauses {
@@ -647,11 +837,11 @@ type binding struct {
 	text             string
 }
 
+// subject is the first word of the bound name: enough to know whether the
+// evidence knows the name at all.
 func (b binding) subject() string {
-	if b.verb != "" {
-		return b.role
-	}
-	return b.name
+	w, _, _ := strings.Cut(b.name, " ")
+	return w
 }
 
 // bindings finds the role bindings of a text: `NAME (the "ROLE")`,
@@ -665,7 +855,7 @@ func bindings(t *mtext, out []binding) []binding {
 			continue
 		}
 		end := k + 1
-		for end < len(toks) && toks[end].cap && toks[end].brk == brkNone {
+		for end < len(toks) && toks[end].cap && (toks[end].brk == brkNone || toks[end].brk == brkComma && corporateSuffix[toks[end].w]) {
 			end++
 		}
 		name := t.lowerRun(k, end)
@@ -683,6 +873,9 @@ func bindings(t *mtext, out []binding) []binding {
 			}
 			if r < len(toks) && toks[r].w == "the" {
 				r++
+			}
+			if r+1 < len(toks) && toks[r].flags&fRole == 0 && !toks[r].cap && toks[r+1].flags&fRole != 0 {
+				r++ // "as administrative agent"
 			}
 			if r < len(toks) && (toks[r].cap || toks[r].flags&fRole != 0) && (toks[j].w != "as" || toks[j].brk == brkComma || toks[r].flags&fRole != 0) {
 				out = append(out, binding{name: name, role: toks[r].stem, text: t.words(k, r+1)})
@@ -708,13 +901,19 @@ func bindings(t *mtext, out []binding) []binding {
 				v++
 			}
 			if v < len(toks) && v > end && toks[v].content && !toks[v].cap && toks[v].brk == brkNone {
-				out = append(out, binding{role: toks[s].stem, verb: toks[v].stem, text: t.words(s-1, v+1)})
+				out = append(out, binding{name: strings.TrimSuffix(strings.TrimSuffix(toks[s].w, "'s"), "’s"), role: toks[s].stem,
+					verb: toks[v].stem, text: t.words(s-1, v+1)})
 			}
 		}
 		k = end - 1
 	}
 	return out
 }
+
+// corporateSuffix ends a company's name after a comma: "Alder Street
+// Bank, N.A.", "Kestrel Harbor, Inc.".
+var corporateSuffix = map[string]bool{"n.a": true, "inc": true, "ltd": true, "llc": true, "plc": true, "gmbh": true,
+	"ag": true, "sa": true, "lp": true, "llp": true, "bv": true, "nv": true, "co": true, "corp": true}
 
 // lowerRun returns the capitalized words [from, to) lower-cased, without
 // a leading "the", or "" for a run of stop words.
@@ -786,7 +985,7 @@ func stops(s string, i int) bool {
 	for k < len(s) && isSpaceByte(s[k]) {
 		k++
 	}
-	if k < len(s) {
+	if k < len(s) && k == i+2 && s[i+1] == ' ' {
 		if r, _ := utf8.DecodeRuneInString(s[k:]); unicode.IsLower(r) || unicode.IsDigit(r) {
 			return false
 		}

@@ -18,6 +18,7 @@ type mtok struct {
 	initial    bool  // first word of a sentence, or after a colon or an opening quote
 	content    bool  // counts for clause overlap
 	neg        bool  // a negator that counts (not inside "no more than", "not only")
+	negated    bool  // the word a negator denies
 	noPeriod   bool  // inside "annual report" and the like
 }
 
@@ -72,7 +73,7 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 
 func (t *mtext) tokenize() {
 	s := t.s
-	brk, initial := brkSentence, true
+	brk, initial, conditional := brkSentence, true, false
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if !isWordRune(r) {
@@ -111,7 +112,9 @@ func (t *mtext) tokenize() {
 				next, _ := utf8.DecodeRuneInString(s[j:])
 				prev, _ := utf8.DecodeLastRuneInString(s[:i])
 				digits := unicode.IsDigit(prev) && unicode.IsDigit(next)
-				if (r == '\'' || r == '’' || r == '-') && isWordRune(next) || digits {
+				// Dotted initials hold together: "N.A.", "U.S.", "e.g".
+				dotted := r == '.' && unicode.IsLetter(prev) && unicode.IsLetter(next) && (i-start == 1 || s[i-2] == '.')
+				if (r == '\'' || r == '’' || r == '-') && isWordRune(next) || digits || dotted {
 					i = j
 					continue
 				}
@@ -121,7 +124,20 @@ func (t *mtext) tokenize() {
 		word := s[start:i]
 		first, _ := utf8.DecodeRuneInString(word)
 		tok := mtok{start: start, end: i, brk: brk, cap: unicode.IsUpper(first), initial: initial, w: lowerWord(word)}
+		if brk >= brkSegment {
+			conditional = false
+		}
+		// A conditional is a clause of its own, to its comma: "if T is not
+		// an interface type, x.(T) asserts …" negates the condition only.
+		if conditionals[tok.w] {
+			tok.brk, conditional = max(tok.brk, brkClause), true
+		} else if conditional && tok.brk == brkComma {
+			tok.brk, conditional = brkClause, false
+		}
 		brk, initial = brkNone, false
+		if (tok.w == "no" || tok.w == "nos") && i < len(s) && s[i] == '.' {
+			tok.w += "." // "No. 1" numbers, it does not deny
+		}
 		if base, ok := notContraction(tok.w); ok {
 			tok.w, tok.end = base, i-3
 			t.add(tok)
@@ -131,6 +147,9 @@ func (t *mtext) tokenize() {
 		t.add(tok)
 	}
 }
+
+var conditionals = map[string]bool{"if": true, "when": true, "whenever": true, "since": true, "because": true,
+	"although": true, "though": true, "unless": true, "once": true}
 
 // add classifies a token by the lexicon and appends it.
 func (t *mtext) add(tok mtok) {
@@ -143,7 +162,7 @@ func (t *mtext) add(tok mtok) {
 	} else {
 		tok.stem = stem(tok.w)
 	}
-	tok.content = tok.flags&fAux == 0 && (len(tok.w) > 1 || tok.w[0] >= '0' && tok.w[0] <= '9')
+	tok.content = tok.flags&(fAux|fClauseBreak) == 0 && (len(tok.w) > 1 || tok.w[0] >= '0' && tok.w[0] <= '9')
 	tok.hash = fnv32(tok.stem)
 	t.toks = append(t.toks, tok)
 }
@@ -200,18 +219,35 @@ func sentenceEnd(s string, j int, toks []mtok) bool {
 	for k < len(s) && (s[k] == ' ' || s[k] == '\n' || s[k] == '\t') {
 		k++
 	}
-	if k < len(s) {
+	// One space before a lower-case word continues the sentence ("per
+	// cent. of"); two spaces or a line break end it ("lock.  dpkg reads").
+	if k < len(s) && k-j == 1 && s[j] == ' ' {
 		if r, _ := utf8.DecodeRuneInString(s[k:]); unicode.IsLower(r) {
 			return false
 		}
 	}
 	if len(toks) > 0 && toks[len(toks)-1].end == j-1 {
 		last := toks[len(toks)-1].w
-		if utf8.RuneCountInString(last) == 1 || abbreviations[last] {
+		if abbreviations[last] {
 			return false
+		}
+		// An initial ("J. Smith"), unless a sentence plainly starts after
+		// it ("type T. In this case").
+		if r, _ := utf8.DecodeRuneInString(last); utf8.RuneCountInString(last) == 1 && unicode.IsLetter(r) {
+			return startsSentence(s[k:])
 		}
 	}
 	return true
+}
+
+// startsSentence reports whether s begins with a capitalized function
+// word ("In", "The", "If"): a sentence, not a name, follows.
+func startsSentence(s string) bool {
+	end := 0
+	for end < len(s) && s[end] < 0x80 && isWordRune(rune(s[end])) {
+		end++
+	}
+	return end > 0 && 'A' <= s[0] && s[0] <= 'Z' && lex.flags[strings.ToLower(s[:end])]&fNameStop != 0
 }
 
 // phrases finds the lexicon's phrases; the longest phrase of a kind at a
@@ -321,6 +357,16 @@ func (t *mtext) split() {
 				c.exception = m.from
 			}
 			c.condition = true
+		}
+	}
+	for ci := range t.clauses {
+		c := &t.clauses[ci]
+		for k := c.from; k < c.to; k++ {
+			if t.toks[k].neg {
+				if h := t.head(k, c); h >= 0 {
+					t.toks[h].negated = true
+				}
+			}
 		}
 	}
 	for ci := range t.clauses {

@@ -1,0 +1,94 @@
+package verify
+
+import (
+	"strings"
+	"testing"
+)
+
+// meaningCase is a claim, the sentence it cites, and the reason the
+// meaning checks must give ("" for none: the positive twin).
+type meaningCase struct {
+	name, claim, evidence, want string
+}
+
+var meaningCases = []meaningCase{
+	// polarity
+	{"negation dropped", "The policy covers flood damage.", "This policy does not cover flood damage.", reasonPolarity},
+	{"negation dropped twin", "The policy does not cover flood damage.", "This policy does not cover flood damage.", ""},
+	{"negation added", "The policy does not cover fire damage.", "This policy covers fire damage to the insured building.", reasonPolarity},
+	{"negation added twin", "The policy covers fire damage.", "This policy covers fire damage to the insured building.", ""},
+	{"excluded vs covered", "Flood damage is covered.", "Flood damage is excluded.", reasonPolarity},
+	{"excluded twin", "Flood damage is not covered.", "Flood damage is excluded.", ""},
+	{"negation moved", "Employees may not approve their own expenses.", "No employee may approve their own expenses.", ""},
+	{"double negation", "Late reports are not reimbursed without CFO approval.", "Late reports are reimbursed only with the approval of the CFO.", ""},
+	{"contrast clause", "The policy covers flood damage.", "The policy covers fire damage but does not cover flood damage.", reasonPolarity},
+	{"contrast clause twin", "The policy covers fire damage.", "The policy covers fire damage but does not cover flood damage.", ""},
+	{"no later than is no negation", "Reports are due within 30 days.", "Reports are due no later than 30 days after the trip.", ""},
+	{"not only", "The fee covers hosting and support.", "The fee covers not only hosting but also support.", ""},
+	{"contraction", "The insurer pays for wear and tear.", "The insurer doesn't pay for wear and tear.", reasonPolarity},
+	{"whether or not", "The fee is payable.", "The fee is payable whether or not the service is used.", ""},
+	// direction
+	{"bound flipped", "The leverage ratio must not exceed 4.00:1.", "The leverage ratio shall not be less than 4.00:1.", reasonDirection},
+	{"bound twin", "The leverage ratio must not exceed 4.00:1.", "The leverage ratio shall not exceed 4.00:1.", ""},
+	{"bound reworded", "The ratio may be at most 3.25 to 1.00.", "The Net Leverage Ratio shall not exceed 3.25 to 1.00.", ""},
+	{"at least vs maximum", "Leverage must be at least 3.25 to 1.00.", "The Net Leverage Ratio shall not exceed 3.25 to 1.00.", reasonDirection},
+	{"trend flipped", "Revenue fell in 2024.", "Revenue rose in 2024 on higher volumes.", reasonDirection},
+	{"trend twin", "Revenue increased in 2024.", "Revenue rose in 2024 on higher volumes.", ""},
+	{"timing flipped", "Notice must be given 30 days after the renewal date.", "Notice must be given 30 days before the renewal date.", reasonDirection},
+	{"timing twin", "Notice is due 30 days prior to the renewal date.", "Notice must be given 30 days before the renewal date.", ""},
+	// period
+	{"period changed", "The premium is payable annually.", "The premium is payable quarterly in advance.", reasonPeriod},
+	{"period twin", "The premium is paid every quarter.", "The premium is payable quarterly in advance.", ""},
+	{"annual report is no period", "The annual report shows the premium is payable quarterly.", "The premium is payable quarterly in advance.", ""},
+	{"per annum", "Interest accrues at 5% per year.", "Interest accrues at 5% per annum.", ""},
+	// modality
+	{"must for may", "Employees must book economy class.", "Employees may book economy class for flights under six hours.", reasonModality},
+	{"may for must", "Employees may book economy class.", "Employees must book economy class.", ""},
+	{"shall for must", "The Borrower must deliver the certificate.", "The Borrower shall deliver the certificate.", ""},
+	{"may only dropped", "Employees may book business class.", "Employees may only book business class for flights over six hours.", "qualifier_missing:restriction"},
+	{"may only kept", "Employees may only book business class on long flights.", "Employees may only book business class for flights over six hours.", ""},
+	{"should for must", "Receipts must be kept for a year.", "Receipts should be kept.", reasonModality},
+	// exceptions
+	{"exception dropped", "Water damage is covered.", "Water damage is covered, unless the property lies in Flood Zone 3.", "qualifier_missing:exception"},
+	{"exception kept", "Water damage is covered unless the property is in Flood Zone 3.", "Water damage is covered, unless the property lies in Flood Zone 3.", ""},
+	{"exception in own words", "Water damage is covered for property outside Flood Zone 3.", "Water damage is covered, unless the property lies in Flood Zone 3.", ""},
+	{"subject to", "The Borrower shall repay the loan on the maturity date.", "Subject to Clause 7, the Borrower shall repay the loan on the maturity date.", "qualifier_missing:exception"},
+	{"exception in other sentence", "Meals are reimbursed.", "Meals are reimbursed. Alcohol is not reimbursed unless a client attends.", ""},
+	// names
+	{"drug swapped", "Patients should take metformin with food.", "Patients should take sitagliptin with food.", reasonName},
+	{"drug twin", "Patients should take sitagliptin with food.", "Patients should take sitagliptin with food.", ""},
+	{"name absent", "The guarantee is given by Beta Holdings.", "The guarantee is given by Kestrel Harbor Inc.", reasonName},
+	{"name present", "The guarantee is given by Kestrel Harbor Inc.", "The guarantee is given by Kestrel Harbor Inc.", ""},
+	{"document name", "Under the Travel Policy, meals are reimbursed.", "Meals are reimbursed.", ""},
+	// roles
+	{"subject swapped", "The Insured may cancel this policy at any time.", "The Insurer may cancel this policy at any time by giving the Insured 30 days notice.", reasonRole},
+	{"subject twin", "The Insurer may cancel this policy at any time.", "The Insurer may cancel this policy at any time by giving the Insured 30 days notice.", ""},
+	{"role swapped", "Alder Street Bank acts as arranger.", "Alder Street Bank, as agent, and Birch Capital, as arranger, signed the agreement.", reasonRole},
+	{"role twin", "Alder Street Bank acts as agent.", "Alder Street Bank, as agent, and Birch Capital, as arranger, signed the agreement.", ""},
+}
+
+func TestMeaningChecks(t *testing.T) {
+	var m meaningScanner
+	for _, tc := range meaningCases {
+		t.Run(tc.name, func(t *testing.T) {
+			ev := meaningEvidence{context: tc.evidence, spanFrom: 0, spanTo: len(tc.evidence), chunk: tc.evidence}
+			res := m.check(tc.claim, []meaningEvidence{ev})
+			var got []string
+			for _, f := range res.findings {
+				got = append(got, f.Message)
+			}
+			if tc.want == "" {
+				if len(res.findings) > 0 {
+					t.Errorf("claim %q on %q: false finding %v", tc.claim, tc.evidence, got)
+				}
+				return
+			}
+			for _, f := range res.findings {
+				if strings.HasPrefix(f.Reason, tc.want) {
+					return
+				}
+			}
+			t.Errorf("claim %q on %q: want %s, got %v", tc.claim, tc.evidence, tc.want, got)
+		})
+	}
+}
