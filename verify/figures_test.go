@@ -34,7 +34,11 @@ func TestFigures(t *testing.T) {
 		{"merge 846f34d351, 12kg and 50m2", []string{"count:kg=12", "count:m=50"}},
 		{"a change of -0 and - 3", []string{"number=0", "number=3"}},
 		{"250 million euros, 5 US dollars and 3 francs", []string{"amount:EUR=250000000", "amount:USD=5", "amount:CHF=3"}},
-		{"50 bps, 125 basis points and 5 bp", []string{"percent=0.5", "percent=1.25", "percent=0.05"}},
+		// Basis points are hundredths of a percentage point (and, with Unit
+		// "bp", equal a percent of that value too: sameKind).
+		{"50 bps, 125 basis points and 5 bp", []string{"percentage_point=0.5", "percentage_point=1.25", "percentage_point=0.05"}},
+		{"up 0.25 percentage points, 1 percentage point, 2 pp, 1.5 ppts and 3 %-points", []string{"percentage_point=0.25",
+			"percentage_point=1", "percentage_point=2", "percentage_point=1.5", "percentage_point=3"}},
 		{"3.25 times EBITDA and 4 times a year", []string{"multiple=3.25", "multiple=4"}},
 		{"signed 28/06/2024, 06/28/2024, 28.06.2024; 1.5.2 and 3.25", []string{"date=2024-06-28", "date=2024-06-28", "date=2024-06-28", "number=1.5", "number=2", "number=3.25"}},
 		// Day or month? No date, but its numbers: a claim holding it still needs them.

@@ -75,6 +75,7 @@ type checker struct {
 type accepted struct {
 	report int    // index in the claim's evidence reports
 	text   string // the evidence span
+	before string // the cited chunk's text before the span, where a unit scale may be stated
 }
 
 func (c *checker) claim(cl *Claim) (ClaimReport, error) {
@@ -84,14 +85,15 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 	disposition := Accept
 	var good []accepted
 	for i := range cl.Evidence {
-		er, span, d, err := c.evidence(&cl.Evidence[i])
+		er, span, d, err := c.evidence(&cl.Evidence[i], cl.Text)
 		if err != nil {
 			return cr, err
 		}
 		cr.Evidence[i] = er
 		disposition = stronger(disposition, d)
 		if er.Status == EvidenceOK {
-			good = append(good, accepted{report: i, text: span})
+			span.report = i
+			good = append(good, span)
 		}
 	}
 	switch {
@@ -120,8 +122,14 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 	var missing []Figure
 	contradicted := false
 	if c.figures[0] = appendFigures(c.figures[0][:0], cl.Text); len(c.figures[0]) > 0 {
-		c.figures[1] = appendFigures(c.figures[1][:0], evidence)
+		c.figures[1] = c.figures[1][:0]
+		for _, g := range good {
+			c.figures[1] = appendEvidenceFigures(c.figures[1], g.text, g.before, c.figures[0])
+		}
 		missing, contradicted = checkFigures(c.figures[0], c.figures[1])
+		if len(missing) > 0 {
+			missing = withoutOwnSections(missing, good, cr.Evidence)
+		}
 	}
 	qMissing, qUnsupported, qContradicted := c.checkQualifiers(cl.Text, evidence)
 	cr.MissingFigures = append(cr.MissingFigures, missing...)
@@ -229,14 +237,14 @@ var (
 		EvidenceUnresolved: Unresolved, EvidenceForbidden: Forbidden, EvidenceContradicts: Contradicted}
 )
 
-// evidence checks one citation in the order of DESIGN §6 and returns its
-// report, the evidence span when accepted, and its disposition.
-func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) {
+// evidence checks one citation of claim in the order of DESIGN §6 and
+// returns its report, the evidence span when accepted, and its disposition.
+func (c *checker) evidence(e *Evidence, claim string) (EvidenceReport, accepted, string, error) {
 	er := EvidenceReport{ChunkID: e.ChunkID, Reasons: []string{}, MissingFigures: []Figure{}, Checks: []string{}}
-	unresolved := func(reason string) (EvidenceReport, string, string, error) {
+	unresolved := func(reason string) (EvidenceReport, accepted, string, error) {
 		er.Status = EvidenceUnresolved
 		er.Reasons = append(er.Reasons, reason)
-		return er, "", BlockClaim, nil
+		return er, accepted{}, BlockClaim, nil
 	}
 	if !c.retrieved[e.ChunkID] {
 		// Checked before the store is read: a citation outside the
@@ -248,7 +256,7 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 	}
 	r := &c.resolution
 	if err := resolve.ChunkInto(c.tx, r, e.ChunkID, c.req.Principal); err != nil {
-		return er, "", "", err
+		return er, accepted{}, "", err
 	}
 	switch r.Status {
 	case resolve.StatusNotFound:
@@ -256,7 +264,7 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 	case resolve.StatusForbidden:
 		er.Status = EvidenceForbidden
 		er.Reasons = append(er.Reasons, "forbidden")
-		return er, "", BlockClaim, nil
+		return er, accepted{}, BlockClaim, nil
 	case resolve.StatusQuarantined:
 		return unresolved("quarantined:" + r.Reason)
 	case resolve.StatusDeleted:
@@ -268,9 +276,9 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 		er.Status = EvidenceStale
 		er.Reasons = append(er.Reasons, "superseded_by:"+r.CurrentVersion)
 		if c.pol.Superseded == "review" {
-			return er, "", Review, nil
+			return er, accepted{}, Review, nil
 		}
-		return er, "", BlockClaim, nil
+		return er, accepted{}, BlockClaim, nil
 	}
 
 	// The cited span: the offsets when given (inside the chunk), else the chunk.
@@ -287,10 +295,10 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 		bs, be := match.ByteRange(chunkText, lo, hi)
 		span := chunkText[bs:be]
 		if err := c.fill(&er, r, r.Start+lo, r.Start+hi); err != nil {
-			return er, "", "", err
+			return er, accepted{}, "", err
 		}
 		er.Status, er.Match, er.Text = EvidenceOK, "", span
-		return er, span, Accept, nil
+		return er, accepted{text: span, before: chunkText[:bs]}, Accept, nil
 	}
 	m, bs, be := match.Locate(chunkText, e.Quote, match.Options{Hint: lo, MaxDistance: c.pol.FuzzyMaxDistance})
 	er.Match, er.Distance, er.Elided = string(m.Level), m.Distance, m.Elided
@@ -302,38 +310,46 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 			er.FoundIn = loc
 			er.Reasons[len(er.Reasons)-1] = "quote_in_other_chunk"
 		}
-		return er, "", RemoveClaim, nil
+		return er, accepted{}, RemoveClaim, nil
 	}
 	if m.Level == match.LevelFuzzy && !c.pol.allowFuzzy() {
 		er.Status = EvidenceInsufficient
 		er.Reasons = append(er.Reasons, "fuzzy_not_allowed")
-		return er, "", RemoveClaim, nil
+		return er, accepted{}, RemoveClaim, nil
 	}
 	if e.SourceStart != nil && (m.End <= lo || m.Start >= hi) {
 		er.Status = EvidenceInsufficient
 		er.Reasons = append(er.Reasons, "quote_outside_offsets")
-		return er, "", RemoveClaim, nil
+		return er, accepted{}, RemoveClaim, nil
 	}
 	span := chunkText[bs:be]
 	// A quote that matched only loosely must still carry the span's figures
-	// exactly: OCR noise is excused, a changed digit is not.
+	// exactly: OCR noise is excused, a changed digit is not. The span is
+	// what the citation points at: when it contradicts the claim's own
+	// figures, the model altered quote and claim alike, and that blocks.
 	if m.Level != match.LevelExact {
 		if miss := changedValues(Figures(e.Quote), Figures(span)); len(miss) > 0 {
 			er.Status = EvidenceInsufficient
 			er.MissingFigures = miss
 			er.Reasons = append(er.Reasons, "quote_figures_differ")
-			if err := c.fill(&er, r, r.Start+m.Start, r.Start+m.End); err != nil {
-				return er, "", "", err
+			d := RemoveClaim
+			if claimMissing, contradicted := spanContradicts(claim, span, chunkText[:bs]); contradicted {
+				er.Status, d = EvidenceContradicts, BlockAnswer
+				er.MissingFigures = appendNewFigures(er.MissingFigures, claimMissing)
+				er.Reasons = append(er.Reasons, "figure_contradicted")
 			}
-			return er, "", RemoveClaim, nil
+			if err := c.fill(&er, r, r.Start+m.Start, r.Start+m.End); err != nil {
+				return er, accepted{}, "", err
+			}
+			return er, accepted{}, d, nil
 		}
 	}
 	if err := c.fill(&er, r, r.Start+m.Start, r.Start+m.End); err != nil {
-		return er, "", "", err
+		return er, accepted{}, "", err
 	}
 	er.Status, er.Text = EvidenceOK, span
 	er.Checks = append(er.Checks, CheckQuote)
-	return er, span, Accept, nil
+	return er, accepted{text: span, before: chunkText[:bs]}, Accept, nil
 }
 
 // fill sets the coordinates of an evidence span from ingestion metadata:
@@ -402,7 +418,7 @@ func checkFigures(claim, evidence []Figure) (missing []Figure, contradicted bool
 			continue
 		}
 		for _, e := range evidence {
-			if e.Kind == f.Kind && !inClaim(e) {
+			if sameKind(e, f) && !inClaim(e) {
 				contradicted = true
 				break
 			}
@@ -433,13 +449,18 @@ func figureSet(figs []Figure) func(Figure) bool {
 	set := make(map[key]bool, len(figs))
 	for _, g := range figs {
 		set[key{g.Kind, g.Value}] = true
+		if g.Unit == "bp" {
+			set[key{"percent", g.Value}] = true
+		}
 	}
-	return func(f Figure) bool { return set[key{f.Kind, f.Value}] }
+	return func(f Figure) bool {
+		return set[key{f.Kind, f.Value}] || f.Unit == "bp" && set[key{"percent", f.Value}]
+	}
 }
 
 func hasFigure(figs []Figure, f Figure) bool {
 	for _, g := range figs {
-		if g.Value == f.Value && g.Kind == f.Kind {
+		if g.Value == f.Value && sameKind(g, f) {
 			return true
 		}
 	}
