@@ -168,9 +168,11 @@ func appendFigures(out []Figure, s string) []Figure {
 			}
 			if f, n, ok := number(s, i, "", from); ok {
 				// "Clause 22.2.1": the number after a reference word, and
-				// the parts dotted onto it, name a clause.
-				if f.Kind == "number" && m < 0 && (refEnd == i-1 && s[i-1] == '.' || referenceBefore(s, i)) {
-					f.Reference, refEnd = true, n
+				// the parts dotted onto it, name a clause, whatever word
+				// follows ("Clause 7 applies" counts no applies).
+				if (f.Kind == "number" || strings.HasPrefix(f.Kind, "count:")) && m < 0 &&
+					(refEnd == i-1 && s[i-1] == '.' || referenceBefore(s, i)) {
+					f.Kind, f.Reference, refEnd = "number", true, n
 				}
 				out = append(out, signed(f, m >= 0))
 				i = n
