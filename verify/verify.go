@@ -185,7 +185,9 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 	// finding decides, so a bogus citation is never shown beside a good one.
 	cr.Disposition = stronger(disposition, d)
 	cr.Status = status
-	if cr.Disposition != d && status == Supported {
+	// A citation that contradicts the claim (an altered quote whose span
+	// holds another figure) names the status even beside a missing figure.
+	if cr.Disposition != d && (status == Supported || cr.Disposition == BlockAnswer) {
 		cr.Status = statusOf(cr.Evidence)
 	}
 	for _, g := range good {
