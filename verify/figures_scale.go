@@ -210,11 +210,11 @@ func scaleOfBefore(s string, i int) (int, int, bool) {
 	}
 	j -= len(" of ")
 	k := j
-	for k > 0 && 'a' <= s[k-1]|0x20 && s[k-1]|0x20 <= 'z' {
+	for k > 0 && j-k < len("thousands") && 'a' <= s[k-1]|0x20 && s[k-1]|0x20 <= 'z' {
 		k--
 	}
 	exp, ok := scaleWords[strings.ToLower(s[k:j])]
-	if !ok || j-k < 7 { // the words only: "m of EUR" is no statement
+	if !ok || j-k < len("million") || k > 0 && isWordByte(s[k-1]) { // words only: "m of EUR" is no statement
 		return 0, 0, false
 	}
 	return exp, k, true
