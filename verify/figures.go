@@ -21,10 +21,10 @@ type Figure struct {
 	Value string `json:"value"`
 	// Text is the figure as written.
 	Text string `json:"text"`
-	// Unit is "bp" for a percentage_point figure written in basis points:
+	// BasisPoints marks a percentage_point figure written in basis points:
 	// a hundredth of a percent too, so it also equals a percent of its
 	// value (a margin of 25 bps is a margin of 0.25%).
-	Unit string `json:"unit,omitempty"`
+	BasisPoints bool `json:"basis_points,omitempty"`
 	// Reference marks a number that names a clause, section, article,
 	// note… ("Clause 22.2", "§ 4"): never an amount, and not missing
 	// when it is the number of the cited section.
@@ -505,8 +505,8 @@ func number(s string, i int, cur string, from int) (Figure, int, bool) {
 		}
 	case lw == "bps" || lw == "bp" || lw == "basis" && prefixFold(s, w, " point"):
 		// 50 basis points are 0.50 percentage points, and equal 0.50% too
-		// (see Unit).
-		f.Kind, f.Value, f.Unit, end = "percentage_point", scale(val, -2), "bp", w
+		// (see BasisPoints).
+		f.Kind, f.Value, f.BasisPoints, end = "percentage_point", scale(val, -2), true, w
 		if lw == "basis" {
 			_, end = wordAt(s, w+1)
 		}
@@ -682,7 +682,7 @@ func singular(w string) string {
 // kind, or a basis-point figure and a percent (bps are hundredths of a
 // percent as much as of a percentage point).
 func sameKind(a, b Figure) bool {
-	return a.Kind == b.Kind || a.Unit == "bp" && b.Kind == "percent" || b.Unit == "bp" && a.Kind == "percent"
+	return a.Kind == b.Kind || a.BasisPoints && b.Kind == "percent" || b.BasisPoints && a.Kind == "percent"
 }
 
 // referenceWords name what a following number refers to: a clause, a

@@ -35,8 +35,8 @@ func TestFigures(t *testing.T) {
 		{"merge 846f34d351, 12kg and 50m2", []string{"count:kg=12", "count:m=50"}},
 		{"a change of -0 and - 3", []string{"number=0", "number=3"}},
 		{"250 million euros, 5 US dollars and 3 francs", []string{"amount:EUR=250000000", "amount:USD=5", "amount:CHF=3"}},
-		// Basis points are hundredths of a percentage point (and, with Unit
-		// "bp", equal a percent of that value too: sameKind).
+		// Basis points are hundredths of a percentage point (and, marked
+		// BasisPoints, equal a percent of that value too: sameKind).
 		{"50 bps, 125 basis points and 5 bp", []string{"percentage_point=0.5", "percentage_point=1.25", "percentage_point=0.05"}},
 		{"up 0.25 percentage points, 1 percentage point, 2 pp, 1.5 ppts and 3 %-points", []string{"percentage_point=0.25",
 			"percentage_point=1", "percentage_point=2", "percentage_point=1.5", "percentage_point=3"}},

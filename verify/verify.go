@@ -83,7 +83,7 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 		Checks: []string{}, Entailment: EntailmentNotChecked}
 	c.spans = nil
 	disposition := Accept
-	var good []accepted
+	good := make([]accepted, 0, 4) // on the stack for the few citations a claim has
 	for i := range cl.Evidence {
 		er, span, d, err := c.evidence(&cl.Evidence[i], cl.Text)
 		if err != nil {
@@ -451,12 +451,12 @@ func figureSet(figs []Figure) func(Figure) bool {
 	set := make(map[key]bool, len(figs))
 	for _, g := range figs {
 		set[key{g.Kind, g.Value}] = true
-		if g.Unit == "bp" {
+		if g.BasisPoints {
 			set[key{"percent", g.Value}] = true
 		}
 	}
 	return func(f Figure) bool {
-		return set[key{f.Kind, f.Value}] || f.Unit == "bp" && set[key{"percent", f.Value}]
+		return set[key{f.Kind, f.Value}] || f.BasisPoints && set[key{"percent", f.Value}]
 	}
 }
 
