@@ -97,3 +97,181 @@ func wellFormed(f Figure) bool {
 	return i != "" && strings.Trim(i, "0123456789") == "" && (i == "0" || i[0] != '0') &&
 		(!dot || frac != "" && strings.Trim(frac, "0123456789") == "" && !strings.HasSuffix(frac, "0"))
 }
+
+func TestFigureMarks(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string // kind=value plus /bp and /ref
+	}{
+		{"25 bps and 0.25 percentage points", []string{"percentage_point=0.25/bp", "percentage_point=0.25"}},
+		{"Under Clause 22.2.1, see Section 4(b), Art. 5, § 7, §8 and note 12", []string{"number=22.2/ref", "number=1/ref",
+			"number=4/ref", "number=5/ref", "number=7/ref", "number=8/ref", "number=12/ref"}},
+		// Only a number right after the word names a clause; an amount never does.
+		{"Clause EUR 5 million, clauses 3 and 4, subsection 9, counterpart 2", []string{"amount:EUR=5000000", "number=3/ref",
+			"number=4", "number=9", "number=2"}},
+		{"Clause 7 applies to 7 banks", []string{"number=7/ref", "count:bank=7"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, f := range Figures(tt.in) {
+			s := f.Kind + "=" + f.Value
+			if f.BasisPoints {
+				s += "/bp"
+			}
+			if f.Reference {
+				s += "/ref"
+			}
+			got = append(got, s)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Figures(%q) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+// TestCheckFigures: claim against evidence by DESIGN §5, through the
+// evidence reader the verifier uses (unit scales included).
+func TestCheckFigures(t *testing.T) {
+	tests := []struct {
+		name                string
+		claim, span, before string
+		missing             []string
+		contradicted        bool
+	}{
+		{name: "bps are a percent", claim: "a margin of 0.25%", span: "a margin of 25 basis points"},
+		{name: "bps are percentage points", claim: "up 0.25 percentage points", span: "up 25 bps"},
+		{name: "a percent is a bps figure", claim: "a margin of 25 bps", span: "a margin of 0.25%"},
+		{name: "bps contradict a percent", claim: "a margin of 0.30%", span: "a margin of 25 basis points",
+			missing: []string{"percent=0.3"}, contradicted: true},
+		{name: "pp are not a percent", claim: "the margin rose 0.25%", span: "the margin rose 0.25 percentage points",
+			missing: []string{"percent=0.25"}},
+		{name: "a percent is not pp", claim: "up 0.25 percentage points", span: "the margin is 0.25%",
+			missing: []string{"percentage_point=0.25"}},
+		{name: "pp contradict pp", claim: "up 0.5 pp", span: "up 0.25 percentage points",
+			missing: []string{"percentage_point=0.5"}, contradicted: true},
+		{name: "pp against a percent and pp", claim: "the margin, 2.5%, rose 0.25%", span: "the margin rose 0.25 pp to 2.5%",
+			missing: []string{"percent=0.25"}},
+
+		{name: "table in EUR m", claim: "Revenue was EUR 12.5 million.", before: "Group results (€m)\n| | 2024 | 2023 |\n",
+			span: "| Revenue | 12.5 | 11.0 |"},
+		{name: "table in EUR m, full amount", claim: "Revenue was €12,500,000.", before: "(in EUR million)\n", span: "Revenue 12.5"},
+		{name: "thousands of euros", claim: "Revenue was EUR 1.2345 million.", before: "Amounts in thousands of euros.\n",
+			span: "Revenue 1,234.5"},
+		{name: "€000", claim: "Costs were EUR 1,234,000.", before: "", span: "Costs (€000)\nStaff 1,234"},
+		{name: "$ in millions", claim: "Sales were $3.2 billion.", before: "$ in millions\n", span: "Sales 3,200"},
+		{name: "USD millions cell", claim: "Sales were USD 3.2 billion.", before: "| USD millions | 2024 |\n", span: "| Sales | 3,200 |"},
+		{name: "a scaled row contradicts", claim: "Revenue was EUR 13 million.", before: "(€m)\n", span: "Revenue 12.5",
+			missing: []string{"amount:EUR=13000000"}, contradicted: true},
+		{name: "the plain number stays", claim: "Revenue was EUR 12.5 million in line 12.5.", before: "(€m)\n", span: "Revenue 12.5"},
+		{name: "a year is not scaled", claim: "EUR 2,024 million in 2024", before: "(€m)\n", span: "| Revenue | 2024 |",
+			missing: []string{"amount:EUR=2024000000"}},
+		{name: "a separated 2,024 is an amount", claim: "EUR 2,024 million", before: "(€m)\n", span: "Revenue 2,024"},
+		{name: "a percent is not scaled", claim: "EUR 5 million", before: "(€m)\n", span: "margin 5%",
+			missing: []string{"amount:EUR=5000000"}},
+		{name: "a note number is not scaled", claim: "EUR 4 million", before: "(€m)\n", span: "Revenue (note 4)",
+			missing: []string{"amount:EUR=4000000"}},
+		{name: "a date is not scaled", claim: "EUR 31 million", before: "(€m)\n", span: "at 31.12.2024",
+			missing: []string{"amount:EUR=31000000"}},
+		{name: "the chunk only: no statement", claim: "Revenue was EUR 12.5 million.", span: "Revenue 12.5",
+			missing: []string{"amount:EUR=12500000"}},
+		{name: "an amount is no statement", claim: "EUR 12.5 million", before: "a fee of EUR 5 million\n", span: "Revenue 12.5",
+			missing: []string{"amount:EUR=12500000"}},
+		{name: "a statement after the number", claim: "EUR 12.5 million", span: "Revenue 12.5\nCosts (€m)",
+			missing: []string{"amount:EUR=12500000"}},
+		{name: "a statement in the span", claim: "EUR 12.5 million", span: "Revenue 12.5\nCosts (€m)\nStaff 3",
+			missing: []string{"amount:EUR=12500000"}, contradicted: true},
+		{name: "the last statement holds", claim: "EUR 12.5 thousand", before: "(€m)\n", span: "(€000)\nRevenue 12.5"},
+		{name: "prose is no statement", claim: "EUR 12.5 million", before: "the EUR m figures\n", span: "Revenue 12.5",
+			missing: []string{"amount:EUR=12500000"}},
+		{name: "another currency", claim: "USD 12.5 million", before: "(€m)\n", span: "Revenue 12.5",
+			missing: []string{"amount:USD=12500000"}},
+	}
+	for _, tt := range tests {
+		claim := Figures(tt.claim)
+		evidence := appendEvidenceFigures(nil, tt.span, tt.before, claim)
+		// The same again past smallFigures, where the evidence is a map.
+		padded := append([]Figure(nil), evidence...)
+		for i := range smallFigures {
+			padded = append(padded, Figure{Kind: "count:pad", Value: string(rune('a' + i))})
+		}
+		for _, ev := range [][]Figure{evidence, padded} {
+			missing, contradicted := checkFigures(claim, ev)
+			var got []string
+			for _, f := range missing {
+				got = append(got, f.Kind+"="+f.Value)
+			}
+			if diff := cmp.Diff(tt.missing, got); diff != "" || contradicted != tt.contradicted {
+				t.Errorf("%s (%d evidence figures): missing (-want +got):\n%s\ncontradicted %v, want %v", tt.name, len(ev), diff,
+					contradicted, tt.contradicted)
+			}
+		}
+	}
+}
+
+func TestNextScale(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string // currency/exp, or "" for none
+	}{
+		{"(in EUR thousands)", "EUR/3"}, {"in thousands of euros", "EUR/3"}, {"(€m)", "EUR/6"}, {"EUR m", "EUR/6"},
+		{"USD millions", "USD/6"}, {"$ in millions", "USD/6"}, {"(€000)", "EUR/3"}, {"(€'000)", "EUR/3"},
+		{"amounts in EUR million", "EUR/6"}, {"(EURm)", "EUR/6"}, {"(in millions of US dollars)", "USD/6"},
+		{"(£bn)", "GBP/9"}, {"| CHF k |", "CHF/3"},
+		{"a fee of EUR 5 million", ""}, {"EUR m 12.5", ""}, {"the EUR m figures", ""}, {"5 millions of euros", ""},
+		{"EURO m", ""}, {"€5m", ""},
+	}
+	for _, tt := range tests {
+		got := ""
+		if sc, ok := nextScale(tt.in, 0); ok {
+			got = sc.currency + "/" + string(rune('0'+sc.exp))
+		}
+		if got != tt.want {
+			t.Errorf("nextScale(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestWithoutOwnSections(t *testing.T) {
+	good := []accepted{{report: 0}}
+	evs := []EvidenceReport{{SectionPath: []string{"22. Events of Default", "22.2 Non-payment"}}}
+	tests := []struct {
+		claim string
+		want  []string
+	}{
+		{"Under Clause 22.2, a missed payment is an Event of Default.", nil},
+		{"Clause 22 makes a missed payment an Event of Default.", nil},
+		{"Section 23.1 makes a missed payment an Event of Default.", []string{"23.1"}},
+		// Only references: the plain 22.2 and an amount stay missing.
+		{"A missed payment of 22.2 is an Event of Default.", []string{"22.2"}},
+		{"Clause 22.2 applies from EUR 22.2.", []string{"22.2"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, f := range withoutOwnSections(Figures(tt.claim), good, evs) {
+			got = append(got, f.Value)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", tt.claim, diff)
+		}
+	}
+}
+
+func TestSpanContradicts(t *testing.T) {
+	tests := []struct {
+		claim, span  string
+		contradicted bool
+	}{
+		// The model altered quote and claim alike: the span contradicts.
+		{"The dividend is EUR 1.28 per share.", "The board approved a dividend of EUR 1.20 per share", true},
+		// The claim keeps the span's figure: only the quote is wrong.
+		{"The dividend is EUR 1.20 per share.", "The board approved a dividend of EUR 1.20 per share", false},
+		// A figure of another kind contradicts nothing: missing only.
+		{"The dividend is paid within 14 days.", "The board approved a dividend of EUR 1.20 per share", false},
+		{"Clause 7 applies.", "Clause 22.2 applies", false},
+	}
+	for _, tt := range tests {
+		if _, got := spanContradicts(tt.claim, tt.span, ""); got != tt.contradicted {
+			t.Errorf("spanContradicts(%q, %q) = %v, want %v", tt.claim, tt.span, got, tt.contradicted)
+		}
+	}
+}
