@@ -72,7 +72,8 @@ func sentences(s string) []sentence {
 		}
 		i += size
 		cp++
-		end := r == '.' && !abbreviation(cur.String()) || r == '!' || r == '?' || r == '。' || r == '！' || r == '？'
+		end := r == '.' && !abbreviation(cur.String()) && !perCentGoesOn(cur.String(), s[i:]) ||
+			r == '!' || r == '?' || r == '。' || r == '！' || r == '？'
 		if end && (i >= len(s) || s[i] == ' ' || s[i] == '\n' || s[i] == '[' || r >= utf8.RuneSelf) {
 			// Markers that follow at once stay with this sentence.
 			k := i
@@ -137,6 +138,22 @@ func abbreviation(sofar string) bool {
 		return true
 	}
 	return abbreviations[strings.ToLower(w)]
+}
+
+// perCentGoesOn reports whether the sentence so far, which ends in a
+// period, ends in "per cent" and goes on after it: contracts write
+// "3.5 per cent. per annum" and "50 per cent. of the Lenders", the period
+// marking the abbreviation. A capital or a citation marker after it starts
+// the next sentence ("… is 3.5 per cent. The fee …").
+func perCentGoesOn(sofar, rest string) bool {
+	w := strings.TrimSuffix(sofar, ".")
+	const pc = "per cent"
+	if len(w) < len(pc) || !strings.EqualFold(w[len(w)-len(pc):], pc) || len(w) > len(pc) && isWordByte(w[len(w)-len(pc)-1]) {
+		return false
+	}
+	rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
+	r, _ := utf8.DecodeRuneInString(rest)
+	return rest != "" && !unicode.IsUpper(r) && r != '['
 }
 
 // isMarker reports whether s looks like a chunk id (or a list of them).

@@ -12,14 +12,23 @@ import (
 // Figures of a claim must appear, exactly, in the evidence it cites.
 type Figure struct {
 	// Kind says what the figure measures; only figures of the same kind can
-	// contradict each other: "percent", "amount:EUR", "multiple", "date",
-	// "duration:day", "id", "year", "count:bank", "number".
+	// contradict each other: "percent", "percentage_point", "amount:EUR",
+	// "multiple", "date", "duration:day", "id", "year", "count:bank",
+	// "number".
 	Kind string `json:"kind"`
 	// Value is the canonical value: a decimal without separators or
 	// trailing zeros ("250000000", "3.25"), a date "2025-03-31", an id.
 	Value string `json:"value"`
 	// Text is the figure as written.
 	Text string `json:"text"`
+	// BasisPoints marks a percentage_point figure written in basis points:
+	// a hundredth of a percent too, so it also equals a percent of its
+	// value (a margin of 25 bps is a margin of 0.25%).
+	BasisPoints bool `json:"basis_points,omitempty"`
+	// Reference marks a number that names a clause, section, article,
+	// note… ("Clause 22.2", "§ 4"): never an amount, and not missing
+	// when it is the number of the cited section.
+	Reference bool `json:"reference,omitempty"`
 }
 
 // currencySymbol returns the code of a currency sign, or "". A switch, not
@@ -73,6 +82,7 @@ func Figures(s string) []Figure { return appendFigures(nil, s) }
 // appendFigures appends the figures of s to out: the verifier reuses one
 // buffer for all the claims of a request.
 func appendFigures(out []Figure, s string) []Figure {
+	refEnd := -2 // where the last reference number ends
 	for i := 0; i < len(s); {
 		// Skip to a byte that can start a figure: a digit, a capital, '$'
 		// or a multi-byte code point (a currency sign).
@@ -157,6 +167,13 @@ func appendFigures(out []Figure, s string) []Figure {
 				from = m
 			}
 			if f, n, ok := number(s, i, "", from); ok {
+				// "Clause 22.2.1": the number after a reference word, and
+				// the parts dotted onto it, name a clause, whatever word
+				// follows ("Clause 7 applies" counts no applies).
+				if (f.Kind == "number" || strings.HasPrefix(f.Kind, "count:")) && m < 0 &&
+					(refEnd == i-1 && s[i-1] == '.' || referenceBefore(s, i)) {
+					f.Kind, f.Reference, refEnd = "number", true, n
+				}
 				out = append(out, signed(f, m >= 0))
 				i = n
 				continue
@@ -278,12 +295,21 @@ var wordBytes = func() (t [256]bool) {
 
 func wordStart(s string, i int) bool { return i == 0 || !isWordByte(s[i-1]) }
 
+// nbspAt reports whether a no-break space (U+00A0, U+202F) starts at i.
+func nbspAt(s string, i int) bool {
+	return strings.HasPrefix(s[i:], "\u00a0") || strings.HasPrefix(s[i:], "\u202f")
+}
+
 func skipSpaces(s string, i int) int {
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+	// A line break is a space: a quote joins the lines its source wraps.
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
 		i++
 	}
-	if strings.HasPrefix(s[i:], "\u00a0") || strings.HasPrefix(s[i:], "\u202f") {
+	switch {
+	case strings.HasPrefix(s[i:], "\u00a0"):
 		return skipSpaces(s, i+len("\u00a0"))
+	case strings.HasPrefix(s[i:], "\u202f"):
+		return skipSpaces(s, i+len("\u202f"))
 	}
 	return i
 }
@@ -311,7 +337,7 @@ func identifier(s string, i int) (Figure, int, bool) {
 // currencyCode reads a currency code at i, alone or glued to its amount
 // ("EUR 3,5", "EUR3.5m"), and returns where the amount may start.
 func currencyCode(s string, i int) (string, int) {
-	if i+3 > len(s) || (i+3 < len(s) && isWordByte(s[i+3]) && !isDigit(rune(s[i+3]))) || !isUpper(rune(s[i+1])) || !isUpper(rune(s[i+2])) || !currencyCodes[s[i:i+3]] {
+	if i+3 > len(s) || (i+3 < len(s) && isWordByte(s[i+3]) && !isDigit(rune(s[i+3])) && !strings.HasPrefix(s[i+3:], "\u00a0") && !strings.HasPrefix(s[i+3:], "\u202f")) || !isUpper(rune(s[i+1])) || !isUpper(rune(s[i+2])) || !currencyCodes[s[i:i+3]] {
 		return "", 0
 	}
 	return s[i : i+3], skipSpaces(s, i+3)
@@ -461,9 +487,19 @@ func number(s string, i int, cur string, from int) (Figure, int, bool) {
 	f := Figure{Kind: "number", Value: val}
 	end := j
 	switch {
+	case prefixFold(s, j, "%-point") || prefixFold(s, j, " %-point"):
+		// "2 %-points", "2 percentage points", "2 pp": a difference of
+		// percentages, never a percentage: 0.25 percentage points ≠ 0.25%.
+		_, end = wordAt(s, strings.IndexByte(s[j:], '-')+j+1)
+		f.Kind = "percentage_point"
+	case lw == "percentage" && prefixFold(s, w, " point"):
+		f.Kind = "percentage_point"
+		_, end = wordAt(s, w+1)
+	case lw == "pp" || lw == "ppt" || lw == "ppts":
+		f.Kind, end = "percentage_point", w
 	case strings.HasPrefix(s[j:], "%") || strings.HasPrefix(s[j:], " %"):
 		f.Kind, end = "percent", strings.Index(s[j:], "%")+j+1
-	case lw == "percent" || lw == "per" && strings.HasPrefix(strings.ToLower(s[w:]), " cent"):
+	case lw == "percent" || lw == "per" && prefixFold(s, w, " cent"):
 		f.Kind, end = "percent", w
 		if lw == "per" {
 			end = w + len(" cent")
@@ -476,9 +512,10 @@ func number(s string, i int, cur string, from int) (Figure, int, bool) {
 		if den, e, ok := decimal(s, j+1); ok {
 			f.Kind, f.Value, end = "multiple", ratio(val, den), e
 		}
-	case lw == "bps" || lw == "bp" || lw == "basis" && strings.HasPrefix(strings.ToLower(s[w:]), " point"):
-		// 50 basis points are 0.50%: one kind, one value.
-		f.Kind, f.Value, end = "percent", scale(val, -2), w
+	case lw == "bps" || lw == "bp" || lw == "basis" && prefixFold(s, w, " point"):
+		// 50 basis points are 0.50 percentage points, and equal 0.50% too
+		// (see BasisPoints).
+		f.Kind, f.Value, f.BasisPoints, end = "percentage_point", scale(val, -2), true, w
 		if lw == "basis" {
 			_, end = wordAt(s, w+1)
 		}
@@ -548,10 +585,12 @@ func decimal(s string, i int) (string, int, bool) {
 		switch {
 		case j < len(s) && (s[j] == ',' || s[j] == ' '):
 			sep = 1
-		case strings.HasPrefix(s[j:], "\u00a0"), strings.HasPrefix(s[j:], "\u202f"):
-			sep = 2
+		case strings.HasPrefix(s[j:], "\u00a0"):
+			sep = len("\u00a0")
+		case strings.HasPrefix(s[j:], "\u202f"):
+			sep = len("\u202f")
 		}
-		if sep == 0 || !digitsAt(s, j+sep, 3) || (j+sep+3 < len(s) && isDigit(rune(s[j+sep+3]))) || (j+sep+3 < len(s) && isWordByte(s[j+sep+3])) {
+		if sep == 0 || !digitsAt(s, j+sep, 3) || (j+sep+3 < len(s) && isDigit(rune(s[j+sep+3]))) || (j+sep+3 < len(s) && isWordByte(s[j+sep+3]) && !nbspAt(s, j+sep+3)) {
 			break
 		}
 		if grouped == nil {
@@ -625,6 +664,12 @@ func ratio(a, b string) string {
 	return q.RatString()
 }
 
+// prefixFold reports whether s[i:] starts with p, ASCII case folded,
+// without lower-casing the rest of s.
+func prefixFold(s string, i int, p string) bool {
+	return i <= len(s) && len(s)-i >= len(p) && strings.EqualFold(s[i:i+len(p)], p)
+}
+
 func wordAt(s string, i int) (string, int) {
 	j := i
 	for j < len(s) {
@@ -642,4 +687,76 @@ func singular(w string) string {
 		return w[:len(w)-1]
 	}
 	return w
+}
+
+// sameKind reports whether two figures measure the same thing: the same
+// kind, or a basis-point figure and a percent (bps are hundredths of a
+// percent as much as of a percentage point).
+func sameKind(a, b Figure) bool {
+	return a.Kind == b.Kind || a.BasisPoints && b.Kind == "percent" || b.BasisPoints && a.Kind == "percent"
+}
+
+// referenceWords name what a following number refers to: a clause, a
+// section, a note of the accounts.
+var referenceWords = map[string]bool{"clause": true, "clauses": true, "section": true, "sections": true,
+	"article": true, "articles": true, "schedule": true, "schedules": true, "paragraph": true, "paragraphs": true,
+	"part": true, "parts": true, "annex": true, "annexes": true, "appendix": true, "note": true, "notes": true,
+	"art": true, "sec": true, "para": true, "cl": true}
+
+// referenceBefore reports whether the number at i follows a reference word
+// ("Clause 22.2", "Art. 5", "§ 4", "§4").
+func referenceBefore(s string, i int) bool {
+	j := i
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	if strings.HasSuffix(s[:j], "\u00a0") {
+		j -= len("\u00a0")
+	}
+	if strings.HasSuffix(s[:j], "§") {
+		return true
+	}
+	if j > 0 && s[j-1] == '.' && j < i {
+		j-- // "Art. 5", not "v.5"
+	}
+	var buf [10]byte
+	k := j
+	for k > 0 && j-k < len(buf) && ('a' <= s[k-1]|0x20 && s[k-1]|0x20 <= 'z') {
+		k--
+	}
+	if k == j || k > 0 && isWordByte(s[k-1]) {
+		return false
+	}
+	for n := k; n < j; n++ {
+		buf[n-k] = s[n] | 0x20
+	}
+	return referenceWords[string(buf[:j-k])]
+}
+
+// withoutOwnSections drops from missing the reference numbers ("Under
+// Clause 22.2, …") that name a section holding an accepted span: a claim
+// may say where its evidence stands. A section's number is any plain
+// number of its heading; a reference to an enclosing clause ("Clause 22"
+// for a span in 22.2) is its own too. Amounts and other figures stay.
+func withoutOwnSections(missing []Figure, good []accepted, evs []EvidenceReport) []Figure {
+	out := missing[:0]
+	for _, f := range missing {
+		if !f.Reference || !inOwnSection(f.Value, good, evs) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func inOwnSection(value string, good []accepted, evs []EvidenceReport) bool {
+	for _, g := range good {
+		for _, heading := range evs[g.report].SectionPath {
+			for _, h := range Figures(heading) {
+				if h.Kind == "number" && (h.Value == value || strings.HasPrefix(h.Value, value+".")) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -34,7 +35,11 @@ func TestFigures(t *testing.T) {
 		{"merge 846f34d351, 12kg and 50m2", []string{"count:kg=12", "count:m=50"}},
 		{"a change of -0 and - 3", []string{"number=0", "number=3"}},
 		{"250 million euros, 5 US dollars and 3 francs", []string{"amount:EUR=250000000", "amount:USD=5", "amount:CHF=3"}},
-		{"50 bps, 125 basis points and 5 bp", []string{"percent=0.5", "percent=1.25", "percent=0.05"}},
+		// Basis points are hundredths of a percentage point (and, marked
+		// BasisPoints, equal a percent of that value too: sameKind).
+		{"50 bps, 125 basis points and 5 bp", []string{"percentage_point=0.5", "percentage_point=1.25", "percentage_point=0.05"}},
+		{"up 0.25 percentage points, 1 percentage point, 2 pp, 1.5 ppts and 3 %-points", []string{"percentage_point=0.25",
+			"percentage_point=1", "percentage_point=2", "percentage_point=1.5", "percentage_point=3"}},
 		{"3.25 times EBITDA and 4 times a year", []string{"multiple=3.25", "multiple=4"}},
 		{"signed 28/06/2024, 06/28/2024, 28.06.2024; 1.5.2 and 3.25", []string{"date=2024-06-28", "date=2024-06-28", "date=2024-06-28", "number=1.5", "number=2", "number=3.25"}},
 		// Day or month? No date, but its numbers: a claim holding it still needs them.
@@ -53,13 +58,220 @@ func TestFigures(t *testing.T) {
 	}
 }
 
+// FuzzFigures: no empty figure; cut at any byte into a chunk's text before
+// the span and the span, a stated unit scale yields only well-formed
+// amounts, and without an amount in the claim the span reads as Figures.
 func FuzzFigures(f *testing.F) {
-	f.Add("EUR 2,500.01 on 2025-03-31 within 14 calendar days, 3,25 to 1,00, RAG-41, 12,5 %")
-	f.Fuzz(func(t *testing.T, s string) {
+	f.Add("EUR 2,500.01 on 2025-03-31 within 14 calendar days, 3,25 to 1,00, RAG-41, 12,5 %", uint(0))
+	f.Add("Results (in EUR thousands)\n| | Note | 2024 |\n| Revenue | note 4 | 12,500 | -1,2 |\n(€'000) 7 in millions of US dollars\n3", uint(27))
+	f.Add("$ in millions\nSales 3,200 up 25 bps, 0.5 pp; Clause 22.2.1 and § 4\nEUR m\t2,024", uint(14))
+	claim := []Figure{{Kind: "amount:EUR", Value: "1"}}
+	f.Fuzz(func(t *testing.T, s string, cut uint) {
 		for _, fig := range Figures(s) {
 			if fig.Kind == "" || fig.Value == "" {
 				t.Fatalf("empty figure %+v in %q", fig, s)
 			}
 		}
+		before, span := s[:cut%uint(len(s)+1)], s[cut%uint(len(s)+1):]
+		for _, fig := range appendEvidenceFigures(nil, span, before, claim) {
+			if !wellFormed(fig) {
+				t.Fatalf("figure %+v in %q after %q", fig, span, before)
+			}
+		}
+		if diff := cmp.Diff(Figures(span), appendEvidenceFigures(nil, span, before, nil)); diff != "" {
+			t.Fatalf("without an amount in the claim, %q after %q reads otherwise (-want +got):\n%s", span, before, diff)
+		}
 	})
+}
+
+// wellFormed reports whether a figure has a kind and a value, and an
+// amount's value is a canonical decimal.
+func wellFormed(f Figure) bool {
+	if f.Kind == "" || f.Value == "" {
+		return false
+	}
+	if !strings.HasPrefix(f.Kind, "amount:") {
+		return true
+	}
+	i, frac, dot := strings.Cut(strings.TrimPrefix(f.Value, "-"), ".")
+	return i != "" && strings.Trim(i, "0123456789") == "" && (i == "0" || i[0] != '0') &&
+		(!dot || frac != "" && strings.Trim(frac, "0123456789") == "" && !strings.HasSuffix(frac, "0"))
+}
+
+func TestFigureMarks(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string // kind=value plus /bp and /ref
+	}{
+		{"25 bps and 0.25 percentage points", []string{"percentage_point=0.25/bp", "percentage_point=0.25"}},
+		{"Under Clause 22.2.1, see Section 4(b), Art. 5, § 7, §8 and note 12", []string{"number=22.2/ref", "number=1/ref",
+			"number=4/ref", "number=5/ref", "number=7/ref", "number=8/ref", "number=12/ref"}},
+		// Only a number right after the word names a clause; an amount never does.
+		{"Clause EUR 5 million, clauses 3 and 4, subsection 9, counterpart 2", []string{"amount:EUR=5000000", "number=3/ref",
+			"number=4", "number=9", "number=2"}},
+		{"Clause 7 applies to 7 banks", []string{"number=7/ref", "count:bank=7"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, f := range Figures(tt.in) {
+			s := f.Kind + "=" + f.Value
+			if f.BasisPoints {
+				s += "/bp"
+			}
+			if f.Reference {
+				s += "/ref"
+			}
+			got = append(got, s)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Figures(%q) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+// TestCheckFigures: claim against evidence by DESIGN §5, through the
+// evidence reader the verifier uses (unit scales included).
+func TestCheckFigures(t *testing.T) {
+	tests := []struct {
+		name                string
+		claim, span, before string
+		missing             []string
+		contradicted        bool
+	}{
+		{name: "bps are a percent", claim: "a margin of 0.25%", span: "a margin of 25 basis points"},
+		{name: "bps are percentage points", claim: "up 0.25 percentage points", span: "up 25 bps"},
+		{name: "a percent is a bps figure", claim: "a margin of 25 bps", span: "a margin of 0.25%"},
+		{name: "bps contradict a percent", claim: "a margin of 0.30%", span: "a margin of 25 basis points",
+			missing: []string{"percent=0.3"}, contradicted: true},
+		{name: "pp are not a percent", claim: "the margin rose 0.25%", span: "the margin rose 0.25 percentage points",
+			missing: []string{"percent=0.25"}},
+		{name: "a percent is not pp", claim: "up 0.25 percentage points", span: "the margin is 0.25%",
+			missing: []string{"percentage_point=0.25"}},
+		{name: "pp contradict pp", claim: "up 0.5 pp", span: "up 0.25 percentage points",
+			missing: []string{"percentage_point=0.5"}, contradicted: true},
+		{name: "pp against a percent and pp", claim: "the margin, 2.5%, rose 0.25%", span: "the margin rose 0.25 pp to 2.5%",
+			missing: []string{"percent=0.25"}},
+
+		{name: "table in EUR m", claim: "Revenue was EUR 12.5 million.", before: "Group results (€m)\n| | 2024 | 2023 |\n",
+			span: "| Revenue | 12.5 | 11.0 |"},
+		{name: "table in EUR m, full amount", claim: "Revenue was €12,500,000.", before: "(in EUR million)\n", span: "Revenue 12.5"},
+		{name: "thousands of euros", claim: "Revenue was EUR 1.2345 million.", before: "Amounts in thousands of euros.\n",
+			span: "Revenue 1,234.5"},
+		{name: "€000", claim: "Costs were EUR 1,234,000.", before: "", span: "Costs (€000)\nStaff 1,234"},
+		{name: "$ in millions", claim: "Sales were $3.2 billion.", before: "$ in millions\n", span: "Sales 3,200"},
+		{name: "USD millions cell", claim: "Sales were USD 3.2 billion.", before: "| USD millions | 2024 |\n", span: "| Sales | 3,200 |"},
+		{name: "a scaled row contradicts", claim: "Revenue was EUR 13 million.", before: "(€m)\n", span: "Revenue 12.5",
+			missing: []string{"amount:EUR=13000000"}, contradicted: true},
+		{name: "the plain number stays", claim: "Revenue was EUR 12.5 million in line 12.5.", before: "(€m)\n", span: "Revenue 12.5"},
+		{name: "a year is not scaled", claim: "EUR 2,024 million in 2024", before: "(€m)\n", span: "| Revenue | 2024 |",
+			missing: []string{"amount:EUR=2024000000"}},
+		{name: "a separated 2,024 is an amount", claim: "EUR 2,024 million", before: "(€m)\n", span: "Revenue 2,024"},
+		{name: "a percent is not scaled", claim: "EUR 5 million", before: "(€m)\n", span: "margin 5%",
+			missing: []string{"amount:EUR=5000000"}},
+		{name: "a note number is not scaled", claim: "EUR 4 million", before: "(€m)\n", span: "Revenue (note 4)",
+			missing: []string{"amount:EUR=4000000"}},
+		{name: "a date is not scaled", claim: "EUR 31 million", before: "(€m)\n", span: "at 31.12.2024",
+			missing: []string{"amount:EUR=31000000"}},
+		{name: "the chunk only: no statement", claim: "Revenue was EUR 12.5 million.", span: "Revenue 12.5",
+			missing: []string{"amount:EUR=12500000"}},
+		{name: "an amount is no statement", claim: "EUR 12.5 million", before: "a fee of EUR 5 million\n", span: "Revenue 12.5",
+			missing: []string{"amount:EUR=12500000"}},
+		{name: "a statement after the number", claim: "EUR 12.5 million", span: "Revenue 12.5\nCosts (€m)",
+			missing: []string{"amount:EUR=12500000"}},
+		{name: "a statement in the span", claim: "EUR 12.5 million", span: "Revenue 12.5\nCosts (€m)\nStaff 3",
+			missing: []string{"amount:EUR=12500000"}, contradicted: true},
+		{name: "the last statement holds", claim: "EUR 12.5 thousand", before: "(€m)\n", span: "(€000)\nRevenue 12.5"},
+		{name: "prose is no statement", claim: "EUR 12.5 million", before: "the EUR m figures\n", span: "Revenue 12.5",
+			missing: []string{"amount:EUR=12500000"}},
+		{name: "another currency", claim: "USD 12.5 million", before: "(€m)\n", span: "Revenue 12.5",
+			missing: []string{"amount:USD=12500000"}},
+	}
+	for _, tt := range tests {
+		claim := Figures(tt.claim)
+		evidence := appendEvidenceFigures(nil, tt.span, tt.before, claim)
+		// The same again past smallFigures, where the evidence is a map.
+		padded := append([]Figure(nil), evidence...)
+		for i := range smallFigures {
+			padded = append(padded, Figure{Kind: "count:pad", Value: string(rune('a' + i))})
+		}
+		for _, ev := range [][]Figure{evidence, padded} {
+			missing, contradicted := checkFigures(claim, ev)
+			var got []string
+			for _, f := range missing {
+				got = append(got, f.Kind+"="+f.Value)
+			}
+			if diff := cmp.Diff(tt.missing, got); diff != "" || contradicted != tt.contradicted {
+				t.Errorf("%s (%d evidence figures): missing (-want +got):\n%s\ncontradicted %v, want %v", tt.name, len(ev), diff,
+					contradicted, tt.contradicted)
+			}
+		}
+	}
+}
+
+func TestNextScale(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string // currency/exp, or "" for none
+	}{
+		{"(in EUR thousands)", "EUR/3"}, {"in thousands of euros", "EUR/3"}, {"(€m)", "EUR/6"}, {"EUR m", "EUR/6"},
+		{"USD millions", "USD/6"}, {"$ in millions", "USD/6"}, {"(€000)", "EUR/3"}, {"(€'000)", "EUR/3"},
+		{"amounts in EUR million", "EUR/6"}, {"(EURm)", "EUR/6"}, {"(in millions of US dollars)", "USD/6"},
+		{"(£bn)", "GBP/9"}, {"| CHF k |", "CHF/3"},
+		{"a fee of EUR 5 million", ""}, {"EUR m 12.5", ""}, {"the EUR m figures", ""}, {"5 millions of euros", ""},
+		{"EURO m", ""}, {"€5m", ""},
+	}
+	for _, tt := range tests {
+		got := ""
+		if sc, ok := nextScale(tt.in, 0); ok {
+			got = sc.currency + "/" + string(rune('0'+sc.exp))
+		}
+		if got != tt.want {
+			t.Errorf("nextScale(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestWithoutOwnSections(t *testing.T) {
+	good := []accepted{{report: 0}}
+	evs := []EvidenceReport{{SectionPath: []string{"22. Events of Default", "22.2 Non-payment"}}}
+	tests := []struct {
+		claim string
+		want  []string
+	}{
+		{"Under Clause 22.2, a missed payment is an Event of Default.", nil},
+		{"Clause 22 makes a missed payment an Event of Default.", nil},
+		{"Section 23.1 makes a missed payment an Event of Default.", []string{"23.1"}},
+		// Only references: the plain 22.2 and an amount stay missing.
+		{"A missed payment of 22.2 is an Event of Default.", []string{"22.2"}},
+		{"Clause 22.2 applies from EUR 22.2.", []string{"22.2"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, f := range withoutOwnSections(Figures(tt.claim), good, evs) {
+			got = append(got, f.Value)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", tt.claim, diff)
+		}
+	}
+}
+
+func TestSpanContradicts(t *testing.T) {
+	tests := []struct {
+		claim, span  string
+		contradicted bool
+	}{
+		// The model altered quote and claim alike: the span contradicts.
+		{"The dividend is EUR 1.28 per share.", "The board approved a dividend of EUR 1.20 per share", true},
+		// The claim keeps the span's figure: only the quote is wrong.
+		{"The dividend is EUR 1.20 per share.", "The board approved a dividend of EUR 1.20 per share", false},
+		// A figure of another kind contradicts nothing: missing only.
+		{"The dividend is paid within 14 days.", "The board approved a dividend of EUR 1.20 per share", false},
+		{"Clause 7 applies.", "Clause 22.2 applies", false},
+	}
+	for _, tt := range tests {
+		if _, got := spanContradicts(tt.claim, tt.span, ""); got != tt.contradicted {
+			t.Errorf("spanContradicts(%q, %q) = %v, want %v", tt.claim, tt.span, got, tt.contradicted)
+		}
+	}
 }

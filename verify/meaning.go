@@ -723,6 +723,15 @@ func hasDigit(w string) bool {
 // heldBy reports whether a word appears, as a whole word and ignoring
 // case, in a cited chunk, its section path or its document id.
 func heldBy(evs []meaningEvidence, w string) bool {
+	// A defined term in the singular or the plural is the same name:
+	// "an Event of Default" under "Events of Default".
+	if heldExactly(evs, w) || heldExactly(evs, w+"s") {
+		return true
+	}
+	return len(w) > 3 && strings.HasSuffix(w, "s") && heldExactly(evs, w[:len(w)-1])
+}
+
+func heldExactly(evs []meaningEvidence, w string) bool {
 	for i := range evs {
 		if containsWordFold(evs[i].chunk, w) || containsWordFold(evs[i].document, w) {
 			return true

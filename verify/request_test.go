@@ -121,6 +121,10 @@ func TestUncitedSentences(t *testing.T) {
 		{"Employees file within 14 days [a-1]. Dr. Smith approved the policy on 1 March 2025.", []string{"Dr. Smith approved the policy on 1 March 2025."}},
 		{"Net leverage is 3.25x (cf. Art. 7, i.e. the covenant) [c-1]. The rate is 3.5. The cap is EUR 4 [c-2].", []string{"The rate is 3.5."}},
 		{"See example.com. It lists 7 banks [c-3].", nil},
+		// "per cent." abbreviates, as contracts write it: the sentence goes on,
+		// and its marker covers it all; a capital after it starts the next.
+		{"The Margin is 3.5 per cent. per annum [c-1]. At least 50 per cent. of the Lenders must agree [c-2].", nil},
+		{"The Margin is 3.5 per cent. The fee is 1 per cent. [c-1]", []string{"The Margin is 3.5 per cent."}},
 		{"", nil},
 	}
 	for _, tt := range tests {

@@ -70,7 +70,6 @@ type checker struct {
 	spans       []string           // the last claim's accepted evidence, as a judge sees it
 	meaning     meaningScanner
 	meaningEvs  []meaningEvidence
-	lastMeaning meaningEvidence // of the citation evidence() last accepted
 	quoteScan   [2]mtext
 }
 
@@ -79,6 +78,7 @@ type checker struct {
 type accepted struct {
 	report  int    // index in the claim's evidence reports
 	text    string // the evidence span
+	before  string // the cited chunk's text before the span, where a unit scale may be stated
 	meaning meaningEvidence
 }
 
@@ -87,16 +87,17 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 		Checks: []string{}, Entailment: EntailmentNotChecked}
 	c.spans = nil
 	disposition := Accept
-	var good []accepted
+	good := make([]accepted, 0, 4) // on the stack for the few citations a claim has
 	for i := range cl.Evidence {
-		er, span, d, err := c.evidence(&cl.Evidence[i])
+		er, span, d, err := c.evidence(&cl.Evidence[i], cl.Text)
 		if err != nil {
 			return cr, err
 		}
 		cr.Evidence[i] = er
 		disposition = stronger(disposition, d)
 		if er.Status == EvidenceOK {
-			good = append(good, accepted{report: i, text: span, meaning: c.lastMeaning})
+			span.report = i
+			good = append(good, span)
 		}
 	}
 	switch {
@@ -125,8 +126,14 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 	var missing []Figure
 	contradicted := false
 	if c.figures[0] = appendFigures(c.figures[0][:0], cl.Text); len(c.figures[0]) > 0 {
-		c.figures[1] = appendFigures(c.figures[1][:0], evidence)
+		c.figures[1] = c.figures[1][:0]
+		for _, g := range good {
+			c.figures[1] = appendEvidenceFigures(c.figures[1], g.text, g.before, c.figures[0])
+		}
 		missing, contradicted = checkFigures(c.figures[0], c.figures[1])
+		if len(missing) > 0 {
+			missing = withoutOwnSections(missing, good, cr.Evidence)
+		}
 	}
 	qMissing, qUnsupported, qContradicted := c.checkQualifiers(cl.Text, evidence)
 	var meaning meaningResult
@@ -205,7 +212,9 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 	// finding decides, so a bogus citation is never shown beside a good one.
 	cr.Disposition = stronger(disposition, d)
 	cr.Status = status
-	if cr.Disposition != d && status == Supported {
+	// A citation that contradicts the claim (an altered quote whose span
+	// holds another figure) names the status even beside a missing figure.
+	if cr.Disposition != d && (status == Supported || cr.Disposition == BlockAnswer) {
 		cr.Status = statusOf(cr.Evidence)
 	}
 	for _, g := range good {
@@ -257,14 +266,14 @@ var (
 		EvidenceUnresolved: Unresolved, EvidenceForbidden: Forbidden, EvidenceContradicts: Contradicted}
 )
 
-// evidence checks one citation in the order of DESIGN §6 and returns its
-// report, the evidence span when accepted, and its disposition.
-func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) {
+// evidence checks one citation of claim in the order of DESIGN §6 and
+// returns its report, the evidence span when accepted, and its disposition.
+func (c *checker) evidence(e *Evidence, claim string) (EvidenceReport, accepted, string, error) {
 	er := EvidenceReport{ChunkID: e.ChunkID, Reasons: []string{}, MissingFigures: []Figure{}, Checks: []string{}}
-	unresolved := func(reason string) (EvidenceReport, string, string, error) {
+	unresolved := func(reason string) (EvidenceReport, accepted, string, error) {
 		er.Status = EvidenceUnresolved
 		er.Reasons = append(er.Reasons, reason)
-		return er, "", BlockClaim, nil
+		return er, accepted{}, BlockClaim, nil
 	}
 	if !c.retrieved[e.ChunkID] {
 		// Checked before the store is read: a citation outside the
@@ -276,7 +285,7 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 	}
 	r := &c.resolution
 	if err := resolve.ChunkInto(c.tx, r, e.ChunkID, c.req.Principal); err != nil {
-		return er, "", "", err
+		return er, accepted{}, "", err
 	}
 	switch r.Status {
 	case resolve.StatusNotFound:
@@ -284,7 +293,7 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 	case resolve.StatusForbidden:
 		er.Status = EvidenceForbidden
 		er.Reasons = append(er.Reasons, "forbidden")
-		return er, "", BlockClaim, nil
+		return er, accepted{}, BlockClaim, nil
 	case resolve.StatusQuarantined:
 		return unresolved("quarantined:" + r.Reason)
 	case resolve.StatusDeleted:
@@ -296,9 +305,9 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 		er.Status = EvidenceStale
 		er.Reasons = append(er.Reasons, "superseded_by:"+r.CurrentVersion)
 		if c.pol.Superseded == "review" {
-			return er, "", Review, nil
+			return er, accepted{}, Review, nil
 		}
-		return er, "", BlockClaim, nil
+		return er, accepted{}, BlockClaim, nil
 	}
 
 	// The cited span: the offsets when given (inside the chunk), else the chunk.
@@ -315,11 +324,10 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 		bs, be := match.ByteRange(chunkText, lo, hi)
 		span := chunkText[bs:be]
 		if err := c.fill(&er, r, r.Start+lo, r.Start+hi); err != nil {
-			return er, "", "", err
+			return er, accepted{}, "", err
 		}
 		er.Status, er.Match, er.Text = EvidenceOK, "", span
-		c.lastMeaning = meaningContext(chunkText, bs, be, &er)
-		return er, span, Accept, nil
+		return er, accepted{text: span, before: chunkText[:bs], meaning: meaningContext(chunkText, bs, be, &er)}, Accept, nil
 	}
 	m, bs, be := match.Locate(chunkText, e.Quote, match.Options{Hint: lo, MaxDistance: c.pol.FuzzyMaxDistance})
 	er.Match, er.Distance, er.Elided = string(m.Level), m.Distance, m.Elided
@@ -331,30 +339,38 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 			er.FoundIn = loc
 			er.Reasons[len(er.Reasons)-1] = "quote_in_other_chunk"
 		}
-		return er, "", RemoveClaim, nil
+		return er, accepted{}, RemoveClaim, nil
 	}
 	if m.Level == match.LevelFuzzy && !c.pol.allowFuzzy() {
 		er.Status = EvidenceInsufficient
 		er.Reasons = append(er.Reasons, "fuzzy_not_allowed")
-		return er, "", RemoveClaim, nil
+		return er, accepted{}, RemoveClaim, nil
 	}
 	if e.SourceStart != nil && (m.End <= lo || m.Start >= hi) {
 		er.Status = EvidenceInsufficient
 		er.Reasons = append(er.Reasons, "quote_outside_offsets")
-		return er, "", RemoveClaim, nil
+		return er, accepted{}, RemoveClaim, nil
 	}
 	span := chunkText[bs:be]
 	// A quote that matched only loosely must still carry the span's figures
-	// exactly: OCR noise is excused, a changed digit is not.
+	// exactly: OCR noise is excused, a changed digit is not. The span is
+	// what the citation points at: when it contradicts the claim's own
+	// figures, the model altered quote and claim alike, and that blocks.
 	if m.Level != match.LevelExact {
 		if miss := changedValues(Figures(e.Quote), Figures(span)); len(miss) > 0 {
 			er.Status = EvidenceInsufficient
 			er.MissingFigures = miss
 			er.Reasons = append(er.Reasons, "quote_figures_differ")
-			if err := c.fill(&er, r, r.Start+m.Start, r.Start+m.End); err != nil {
-				return er, "", "", err
+			d := RemoveClaim
+			if claimMissing, contradicted := spanContradicts(claim, span, chunkText[:bs]); contradicted {
+				er.Status, d = EvidenceContradicts, BlockAnswer
+				er.MissingFigures = appendNewFigures(er.MissingFigures, claimMissing)
+				er.Reasons = append(er.Reasons, "figure_contradicted")
 			}
-			return er, "", RemoveClaim, nil
+			if err := c.fill(&er, r, r.Start+m.Start, r.Start+m.End); err != nil {
+				return er, accepted{}, "", err
+			}
+			return er, accepted{}, d, nil
 		}
 	}
 	// Nor may it change what the span says: an elision (…) or OCR noise
@@ -366,18 +382,17 @@ func (c *checker) evidence(e *Evidence) (EvidenceReport, string, string, error) 
 			er.Findings = append(er.Findings, Finding{Check: "quote", Reason: "quote_meaning_differs", Claim: qw, Evidence: sw,
 				Message: "quote_meaning_differs: quote " + quoteWords(qw) + " / evidence " + quoteWords(sw)})
 			if err := c.fill(&er, r, r.Start+m.Start, r.Start+m.End); err != nil {
-				return er, "", "", err
+				return er, accepted{}, "", err
 			}
-			return er, "", RemoveClaim, nil
+			return er, accepted{}, RemoveClaim, nil
 		}
 	}
 	if err := c.fill(&er, r, r.Start+m.Start, r.Start+m.End); err != nil {
-		return er, "", "", err
+		return er, accepted{}, "", err
 	}
 	er.Status, er.Text = EvidenceOK, span
 	er.Checks = append(er.Checks, CheckQuote)
-	c.lastMeaning = meaningContext(chunkText, bs, be, &er)
-	return er, span, Accept, nil
+	return er, accepted{text: span, before: chunkText[:bs], meaning: meaningContext(chunkText, bs, be, &er)}, Accept, nil
 }
 
 // fill sets the coordinates of an evidence span from ingestion metadata:
@@ -446,7 +461,7 @@ func checkFigures(claim, evidence []Figure) (missing []Figure, contradicted bool
 			continue
 		}
 		for _, e := range evidence {
-			if e.Kind == f.Kind && !inClaim(e) {
+			if sameKind(e, f) && !inClaim(e) {
 				contradicted = true
 				break
 			}
@@ -477,13 +492,18 @@ func figureSet(figs []Figure) func(Figure) bool {
 	set := make(map[key]bool, len(figs))
 	for _, g := range figs {
 		set[key{g.Kind, g.Value}] = true
+		if g.BasisPoints {
+			set[key{"percent", g.Value}] = true
+		}
 	}
-	return func(f Figure) bool { return set[key{f.Kind, f.Value}] }
+	return func(f Figure) bool {
+		return set[key{f.Kind, f.Value}] || f.BasisPoints && set[key{"percent", f.Value}]
+	}
 }
 
 func hasFigure(figs []Figure, f Figure) bool {
 	for _, g := range figs {
-		if g.Value == f.Value && g.Kind == f.Kind {
+		if g.Value == f.Value && sameKind(g, f) {
 			return true
 		}
 	}

@@ -1,0 +1,267 @@
+package verify
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// A unit scale stated for a table or passage ("(in EUR thousands)",
+// "(€m)", "USD millions", "$ in millions", "in thousands of euros")
+// makes its bare numbers amounts: under "(€m)" a row's 12.5 is
+// EUR 12,500,000. The statement holds from where it stands to the end of
+// the chunk; the last one before a number is the one in force.
+
+// unitScale is a stated currency and power of ten.
+type unitScale struct {
+	currency string
+	exp      int
+	start    int // byte offsets of the statement in the text it was found in
+	end      int
+}
+
+// appendEvidenceFigures appends the figures of an evidence span to out.
+// When the claim holds an amount and the span a bare number, a scale
+// statement in the chunk before the span (before) or in the span itself
+// adds, for each bare number after it, the amount it states; the number
+// stays too, so a claim quoting the plain number still finds it.
+func appendEvidenceFigures(out []Figure, span, before string, claim []Figure) []Figure {
+	start := len(out)
+	out = appendFigures(out, span)
+	if !holdsAmount(claim) || !holdsBare(out[start:]) {
+		return out
+	}
+	cur, inForce := lastScale(before)
+	next, found := nextScale(span, 0)
+	if !inForce && !found {
+		return out
+	}
+	out = out[:start]
+	pos := 0
+	for found {
+		out = appendScaled(out, span[pos:next.start], cur, inForce)
+		cur, inForce, pos = next, true, next.end // the statement's own text is no figure
+		next, found = nextScale(span, pos)
+	}
+	return appendScaled(out, span[pos:], cur, inForce)
+}
+
+// appendScaled appends the figures of s and, under a scale, the amount
+// each bare number states.
+func appendScaled(out []Figure, s string, sc unitScale, inForce bool) []Figure {
+	start := len(out)
+	out = appendFigures(out, s)
+	if !inForce {
+		return out
+	}
+	for k, n := start, len(out); k < n; k++ {
+		if f := out[k]; bare(f) {
+			out = append(out, Figure{Kind: "amount:" + sc.currency, Value: scaleSigned(f.Value, sc.exp), Text: f.Text})
+		}
+	}
+	return out
+}
+
+func holdsAmount(figs []Figure) bool {
+	for _, f := range figs {
+		if strings.HasPrefix(f.Kind, "amount:") {
+			return true
+		}
+	}
+	return false
+}
+
+func holdsBare(figs []Figure) bool {
+	for _, f := range figs {
+		if bare(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// bare reports whether a figure is a number written with nothing around
+// it: no currency, unit, scale word or reference ("Note 12", "Clause
+// 4"). A four-digit 19xx or 20xx is a year unless written with a
+// thousands separator ("2,024").
+func bare(f Figure) bool {
+	switch {
+	case f.Reference:
+		return false
+	case f.Kind == "year":
+		return strings.ContainsAny(f.Text, ", \u00a0\u202f")
+	case f.Kind != "number":
+		return false
+	}
+	for i := 0; i < len(f.Text); {
+		r, size := utf8.DecodeRuneInString(f.Text[i:])
+		if !isDigit(r) && r != '.' && r != ',' && r != ' ' && r != '-' && r != '\u2212' && r != '\u2013' && r != '\u00a0' && r != '\u202f' {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// scaleSigned is scale for a value that may be negative.
+func scaleSigned(v string, exp int) string {
+	if strings.HasPrefix(v, "-") {
+		return "-" + scale(v[1:], exp)
+	}
+	return scale(v, exp)
+}
+
+// lastScale returns the last scale statement in s.
+func lastScale(s string) (unitScale, bool) {
+	var last unitScale
+	found := false
+	for sc, ok := nextScale(s, 0); ok; sc, ok = nextScale(s, sc.end) {
+		last, found = sc, true
+	}
+	return last, found
+}
+
+// scaleWords are the powers of ten a statement names after its currency.
+var scaleWords = map[string]int{"thousand": 3, "thousands": 3, "k": 3, "million": 6, "millions": 6, "m": 6, "mn": 6,
+	"mio": 6, "mln": 6, "billion": 9, "billions": 9, "bn": 9}
+
+// nextScale finds the first scale statement in s at or after from: a
+// currency (a code, a sign, a word) and a scale, in one of the forms
+// "EUR thousands", "€m", "€000", "€'000", "$ in millions", "thousands of
+// euros", "millions of US dollars", "millions of EUR". It must stand as a
+// statement: after "(", the word "in" or the start of a line or table cell,
+// and not before a number ("EUR m 12" is no heading, "EUR 5 million" an
+// amount).
+func nextScale(s string, from int) (unitScale, bool) {
+	for i := from; i < len(s); {
+		cur, a, b := currencyAt(s, i)
+		if cur == "" {
+			i++
+			continue
+		}
+		if exp, end, ok := scaleAfter(s, b); ok && statementBefore(s, a) && !numberAfter(s, end) {
+			return unitScale{currency: cur, exp: exp, start: a, end: end}, true
+		}
+		if exp, start, ok := scaleOfBefore(s, a); ok && statementBefore(s, start) && !numberAfter(s, b) {
+			return unitScale{currency: cur, exp: exp, start: start, end: b}, true
+		}
+		i = b
+	}
+	return unitScale{}, false
+}
+
+// currencyAt reads a currency at i: a code, a sign, or a currency word;
+// it returns the code and the token's bounds, or "".
+func currencyAt(s string, i int) (string, int, int) {
+	c := s[i]
+	switch {
+	case isUpper(rune(c)) && wordStart(s, i) && i+3 <= len(s) && currencyCodes[s[i:i+3]] && (i+3 == len(s) || !isWordByte(s[i+3]) || s[i+3] == 'm' || s[i+3] == 'k'):
+		return s[i : i+3], i, i + 3 // "EUR", "EURm"
+	case c == '$':
+		return "USD", i, i + 1
+	case c >= utf8.RuneSelf:
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if code := currencySymbol(r); code != "" {
+			return code, i, i + size
+		}
+	case 'a' <= c && c <= 'z' && wordStart(s, i):
+		w, end := wordAt(s, i)
+		if code := currencyWords[w]; code != "" {
+			return code, i, end
+		}
+	}
+	return "", i, i + 1
+}
+
+// scaleAfter reads the scale after a currency ending at i: "m", " m",
+// " millions", " in millions", "000", "'000", " '000".
+func scaleAfter(s string, i int) (int, int, bool) {
+	j := skipSpaces(s, i)
+	if w, e := wordAt(s, j); w == "in" && j > i {
+		j = skipSpaces(s, e)
+	}
+	k := j
+	if strings.HasPrefix(s[k:], "'") {
+		k++
+	} else if strings.HasPrefix(s[k:], "’") {
+		k += len("’")
+	}
+	if strings.HasPrefix(s[k:], "000") && !(k+3 < len(s) && isWordByte(s[k+3])) {
+		return 3, k + 3, true
+	}
+	if k != j {
+		return 0, 0, false // an apostrophe only before 000
+	}
+	w, e := wordAt(s, k)
+	if exp, ok := scaleWords[strings.ToLower(w)]; ok {
+		return exp, e, true
+	}
+	return 0, 0, false
+}
+
+// scaleOfBefore reads "thousands of " or "millions of US " before a
+// currency at i and returns where the scale word starts.
+func scaleOfBefore(s string, i int) (int, int, bool) {
+	j := i
+	if strings.HasSuffix(s[:j], "US ") {
+		j -= len("US ")
+	}
+	if !strings.HasSuffix(s[:j], " of ") {
+		return 0, 0, false
+	}
+	j -= len(" of ")
+	k := j
+	for k > 0 && j-k < len("thousands") && 'a' <= s[k-1]|0x20 && s[k-1]|0x20 <= 'z' {
+		k--
+	}
+	exp, ok := scaleWords[strings.ToLower(s[k:j])]
+	if !ok || j-k < len("million") || k > 0 && isWordByte(s[k-1]) { // words only: "m of EUR" is no statement
+		return 0, 0, false
+	}
+	return exp, k, true
+}
+
+// statementBefore reports whether a statement may start at i: at the start
+// of the text, a line or a table cell, after "(", or after the word "in"
+// ("amounts in EUR million", "in thousands of euros").
+func statementBefore(s string, i int) bool {
+	j := i
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	if j == 0 {
+		return true
+	}
+	switch s[j-1] {
+	case '\n', '|', '\t', '(', '[':
+		return true
+	}
+	return j != i && j >= 2 && strings.EqualFold(s[j-2:j], "in") && (j == 2 || !isWordByte(s[j-3]))
+}
+
+// numberAfter reports whether a digit follows at i, past spaces: then the
+// currency and scale belong to an amount or a row, not a heading.
+func numberAfter(s string, i int) bool {
+	j := skipSpaces(s, i)
+	return j < len(s) && isDigit(rune(s[j]))
+}
+
+// spanContradicts checks a claim's figures against a span by DESIGN §5:
+// the claim figures the span lacks, and whether one is contradicted.
+// Only on the failure path of a loosely matched quote.
+func spanContradicts(claim, span, before string) ([]Figure, bool) {
+	cf := Figures(claim)
+	if len(cf) == 0 {
+		return nil, false
+	}
+	return checkFigures(cf, appendEvidenceFigures(nil, span, before, cf))
+}
+
+// appendNewFigures appends the figures of add not already in out.
+func appendNewFigures(out, add []Figure) []Figure {
+	for _, f := range add {
+		if !hasFigure(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
