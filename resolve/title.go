@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/evidence-rag/evidence/store"
 )
@@ -37,7 +38,8 @@ func Title(tx *store.Tx, v *store.Version) (string, error) {
 		}
 		if len(bytes.TrimSpace(before)) == 0 {
 			title := s.Path[len(s.Path)-1]
-			if mediaType(v.MediaType) == "text/markdown" {
+			// Most titles hold no inline markup: they need no parse.
+			if mediaType(v.MediaType) == "text/markdown" && strings.ContainsAny(title, "*_`[]!<>&\\") {
 				title = headingText(title)
 			}
 			if title != "" {

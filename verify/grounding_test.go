@@ -1,0 +1,103 @@
+package verify_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/evidence-rag/evidence/verify"
+)
+
+// groundingStore holds a Markdown policy with a title heading and a plain
+// text note with none.
+func groundingStore(t *testing.T) (func(ref string) string, func(*verify.Request, *verify.Policy) *verify.Report) {
+	fx := &fixture{Documents: []fixtureDoc{
+		{ID: "terms.md", Text: "# Terms of Service\n\nThe fee is 2% of the amount, effective 1 March 2025.\n"},
+		{ID: "note.txt", Text: "Refunds are paid within 30 days of the request.\n"},
+	}, ChunkSize: 1000}
+	db, versions := setup(t, fx)
+	ref := func(r string) string { return chunkRef(t, db, versions, r) }
+	check := func(req *verify.Request, pol *verify.Policy) *verify.Report {
+		t.Helper()
+		rep, err := verify.Check(context.Background(), db, req, pol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	return ref, check
+}
+
+// TestGroundingWithoutClaims: the cheaper contract's dispositions beyond
+// the fixtures: a high-risk policy reviews what it cannot check, the
+// answer prose is not split into uncited sentences, a plain-text source is
+// titled by its file name with a bare URL.
+func TestGroundingWithoutClaims(t *testing.T) {
+	ref, check := groundingStore(t)
+	md, txt := ref("@terms.md:fee"), ref("@note.txt:Refunds")
+	req := &verify.Request{RequestID: "r", Retrieved: []string{txt, md},
+		Answer: "Refunds take 30 days. The fee is 2 percent since March 2025."}
+	rep := check(req, verify.DefaultPolicy())
+	if rep.Disposition != verify.AnswerAccept || rep.Grounding != verify.Grounded || len(rep.UncitedSentences) != 0 {
+		t.Errorf("got %s, %s, %d uncited sentences: want accept, grounded, none (prose is not split without claims)",
+			rep.Disposition, rep.Grounding, len(rep.UncitedSentences))
+	}
+	if len(rep.Sources) != 2 {
+		t.Fatalf("got %d sources, want 2: %+v", len(rep.Sources), rep.Sources)
+	}
+	note, terms := rep.Sources[0], rep.Sources[1]
+	if note.Label != "[1]" || !strings.HasPrefix(note.Title, "note.txt") || note.LinkKind != "none" ||
+		!strings.HasPrefix(note.URL, "file://") || strings.Contains(note.URL, "#") || len(note.EffectiveDates) != 0 {
+		t.Errorf("plain-text source: got %+v, want [1] titled by its file name, link none, a bare file URL, no dates", note)
+	}
+	if terms.Label != "[2]" || terms.Title != "Terms of Service" || terms.LinkKind != "heading" ||
+		!strings.HasSuffix(terms.URL, "#terms-of-service") || len(terms.EffectiveDates) != 1 || terms.EffectiveDates[0] != "2025-03-01" {
+		t.Errorf("Markdown source: got %+v, want [2] titled by its heading, its anchor, effective 2025-03-01", terms)
+	}
+
+	high, err := verify.ParsePolicy([]byte(`{"name":"high","risk":"high"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := check(req, high); rep.Disposition != verify.AnswerReview || rep.Grounding != verify.Grounded || !contains(rep.Reasons, "high_risk_policy") {
+		t.Errorf("high-risk policy: got %s %v, %s: want review (high_risk_policy), grounded", rep.Disposition, rep.Reasons, rep.Grounding)
+	}
+	// A policy with no effective_date qualifier reports no dates.
+	bare, err := verify.ParsePolicy([]byte(`{"name":"bare"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := check(req, bare); rep.Disposition != verify.AnswerAccept || len(rep.Sources) != 2 || len(rep.Sources[1].EffectiveDates) != 0 {
+		t.Errorf("policy without qualifiers: got %s %+v, want accept and no effective dates", rep.Disposition, rep.Sources)
+	}
+}
+
+// TestGroundingWithClaims: a request with claims is grounded only by a
+// supported claim with an accepted citation; a citation that resolves but
+// whose quote is not there grounds nothing.
+func TestGroundingWithClaims(t *testing.T) {
+	ref, check := groundingStore(t)
+	md := ref("@terms.md:fee")
+	claim := func(quote string) *verify.Request {
+		return &verify.Request{RequestID: "r", Retrieved: []string{md}, Claims: []verify.Claim{
+			{ClaimID: "c1", Text: "The fee is 2% of the amount.", Evidence: []verify.Evidence{{ChunkID: md, Quote: quote}}}}}
+	}
+	if rep := check(claim("The fee is 2% of the amount"), verify.DefaultPolicy()); rep.Grounding != verify.Grounded || len(rep.Sources) != 0 {
+		t.Errorf("supported claim: got %s, %d sources, want grounded and no sources (the evidence carries them)", rep.Grounding, len(rep.Sources))
+	}
+	if rep := check(claim("The fee is waived"), verify.DefaultPolicy()); rep.Grounding != verify.InsufficientEvidence || rep.Disposition == verify.AnswerAccept {
+		t.Errorf("quote not found: got %s, %s, want insufficient_evidence, not accepted", rep.Grounding, rep.Disposition)
+	}
+}
+
+func TestGroundingCanceled(t *testing.T) {
+	fx := &fixture{Documents: []fixtureDoc{{ID: "note.txt", Text: "Refunds are paid within 30 days.\n"}}}
+	db, versions := setup(t, fx)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req := &verify.Request{Retrieved: []string{chunkRef(t, db, versions, "@note.txt:Refunds")}}
+	if _, err := verify.Check(ctx, db, req, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("canceled: got %v, want context.Canceled", err)
+	}
+}
