@@ -4,8 +4,8 @@ import "slices"
 
 // decide sets the metrics, the failure counts and the answer's disposition
 // from the claim reports (DESIGN §6): block if any claim blocks the answer;
-// review under a high-risk policy with any failure (or any answer without
-// claims); abstain when an answer without claims is not grounded, nothing
+// review under a high-risk policy with any failure (or a grounded answer
+// without claims); abstain when an answer without claims is not grounded, nothing
 // was retrieved or no claim is supported; review after a retrieval error;
 // clarify; partial when some claims are removed or blocked; else accept.
 func decide(rep *Report, req *Request, pol *Policy) {

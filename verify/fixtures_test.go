@@ -305,7 +305,9 @@ func checkGrounding(t *testing.T, fx *fixture, req *verify.Request, rep *verify.
 	if want := fx.Expect.Grounding; want != "" && rep.Grounding != want {
 		t.Errorf("grounding: got %s, want %s\n%s", rep.Grounding, want, out)
 	}
-	if rep.Disposition == verify.AnswerAccept && rep.Grounding != verify.Grounded {
+	// An answer whose claims need no evidence (a greeting) is accepted
+	// ungrounded; any other accepted answer is grounded.
+	if rep.Disposition == verify.AnswerAccept && rep.Grounding != verify.Grounded && (len(req.Claims) == 0 || rep.Metrics.ClaimsRequiringEvidence > 0) {
 		t.Errorf("accepted an answer that is %s", rep.Grounding)
 	}
 	if req.RetrievalError != "" && (rep.Grounding != verify.RetrievalUnavailable || rep.Disposition == verify.AnswerAccept ||

@@ -89,6 +89,11 @@ func TestGroundingWithClaims(t *testing.T) {
 	if rep := check(claim("The fee is waived"), verify.DefaultPolicy()); rep.Grounding != verify.InsufficientEvidence || rep.Disposition == verify.AnswerAccept {
 		t.Errorf("quote not found: got %s, %s, want insufficient_evidence, not accepted", rep.Grounding, rep.Disposition)
 	}
+	no := false
+	greeting := &verify.Request{RequestID: "r", Retrieved: []string{md}, Claims: []verify.Claim{{ClaimID: "hi", Text: "Happy to help.", RequiresEvidence: &no}}}
+	if rep := check(greeting, verify.DefaultPolicy()); rep.Grounding != verify.InsufficientEvidence || rep.Disposition != verify.AnswerAccept {
+		t.Errorf("greeting: got %s, %s, want insufficient_evidence and accept (it needs no evidence)", rep.Grounding, rep.Disposition)
+	}
 }
 
 func TestGroundingCanceled(t *testing.T) {
