@@ -98,7 +98,7 @@ func loadFixtures(t *testing.T) []fixture {
 
 // setup ingests a fixture's documents and returns the store and, per
 // document, its version ids in order.
-func setup(t *testing.T, fx *fixture) (*store.DB, map[string][]string) {
+func setup(t testing.TB, fx *fixture) (*store.DB, map[string][]string) {
 	db := storetest.Open(t)
 	dir := t.TempDir()
 	versions := map[string][]string{}
@@ -121,7 +121,7 @@ func setup(t *testing.T, fx *fixture) (*store.DB, map[string][]string) {
 }
 
 // chunkRef turns "@DOC[#N]:NEEDLE" into the id of the chunk containing NEEDLE.
-func chunkRef(t *testing.T, db *store.DB, versions map[string][]string, ref string) string {
+func chunkRef(t testing.TB, db *store.DB, versions map[string][]string, ref string) string {
 	if !strings.HasPrefix(ref, "@") {
 		return ref
 	}

@@ -2,6 +2,7 @@ package verify_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -105,4 +106,46 @@ func TestGroundingCanceled(t *testing.T) {
 	if _, err := verify.Check(ctx, db, req, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("canceled: got %v, want context.Canceled", err)
 	}
+}
+
+// FuzzGroundWithoutClaims: any list of retrieved ids, real or not, with or
+// without a retrieval error, gives a report and no error; the answer is
+// accepted exactly when it is grounded, and the forbidden document is named
+// nowhere.
+func FuzzGroundWithoutClaims(f *testing.F) {
+	fx := &fixture{Documents: []fixtureDoc{
+		{ID: "terms.md", Text: "# Terms\n\nThe fee is 2% of the amount, effective 1 March 2025.\n\n## Refunds\n\nRefunds are paid within 30 days.\n"},
+		{ID: "board.md", Text: "# Board\n\nThe codename is BLUEHERON.\n", ACL: []string{"treasury@example.com"}},
+	}, ChunkSize: 40, Overlap: 5}
+	f.Add("@0,@1,@2", "")
+	f.Add("@2,x,@0,@0", "timeout")
+	f.Add(",-1,0123456789abcdef0123456789abcdef-0", "")
+	db, versions := setup(f, fx)
+	ids := []string{chunkRef(f, db, versions, "@terms.md:fee"), chunkRef(f, db, versions, "@terms.md:Refunds"),
+		chunkRef(f, db, versions, "@board.md:BLUEHERON")}
+	hidden := versions["board.md"][0]
+	f.Fuzz(func(t *testing.T, list, retrievalError string) {
+		req := &verify.Request{RequestID: "f", Principal: "intern@example.com", RetrievalError: retrievalError}
+		for _, id := range strings.Split(list, ",") {
+			if len(id) == 2 && id[0] == '@' && id[1] >= '0' && id[1] <= '2' {
+				id = ids[id[1]-'0']
+			}
+			req.Retrieved = append(req.Retrieved, id)
+		}
+		if req.Validate() != nil {
+			return
+		}
+		rep, err := verify.Check(context.Background(), db, req, verify.DefaultPolicy())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (rep.Disposition == verify.AnswerAccept) != (rep.Grounding == verify.Grounded) ||
+			(retrievalError != "") != (rep.Grounding == verify.RetrievalUnavailable) {
+			t.Fatalf("retrieval_error %q: got %s, %s", retrievalError, rep.Disposition, rep.Grounding)
+		}
+		out, _ := json.Marshal(rep)
+		if strings.Contains(string(out), hidden) || strings.Contains(string(out), "board.md") || strings.Contains(string(out), "BLUEHERON") {
+			t.Fatalf("the report names the forbidden document: %s", out)
+		}
+	})
 }
