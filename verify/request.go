@@ -16,12 +16,14 @@ type Request struct {
 	RequestID string   `json:"request_id"`
 	Principal string   `json:"principal"`
 	Retrieved []string `json:"retrieved"` // chunk ids retrieval returned for this request
+	Answer    string   `json:"answer,omitempty"`
+	Claims    []Claim  `json:"claims"`
+
 	// RetrievalError, when set, says the application's retrieval failed
 	// ("timeout"), wholly or in part: Retrieved may still hold what came
-	// back. Such an answer is never grounded, nor accepted.
-	RetrievalError string  `json:"retrieval_error,omitempty"`
-	Answer         string  `json:"answer,omitempty"`
-	Claims         []Claim `json:"claims"` // none: the cheaper contract (see grounding.go)
+	// back. Such an answer is never grounded, nor accepted. A request
+	// with no claims is the cheaper contract (grounding.go).
+	RetrievalError string `json:"retrieval_error,omitempty"`
 }
 
 // Claim is one atomic statement of the answer and the evidence it cites.
