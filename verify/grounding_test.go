@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/evidence-rag/evidence/resolve"
+	"github.com/evidence-rag/evidence/store"
+	"github.com/evidence-rag/evidence/store/storetest"
 	"github.com/evidence-rag/evidence/verify"
 )
 
@@ -148,4 +152,33 @@ func FuzzGroundWithoutClaims(f *testing.F) {
 			t.Fatalf("the report names the forbidden document: %s", out)
 		}
 	})
+}
+
+// TestGroundingQuarantined: a quarantined chunk grounds nothing and makes
+// no source; beside a servable chunk of the same version it is left out of
+// the source's chunk_ids.
+func TestGroundingQuarantined(t *testing.T) {
+	db := storetest.Open(t)
+	nv := storetest.NewVersion("doc", "Refunds are paid within 30 days of the request. Fees are 2% of the amount.", 30)
+	nv.Chunks[1].Quarantine = &store.Quarantine{Reason: resolve.ReasonTextMismatch}
+	nv.Chunks[1].SpanHash = store.ID{}
+	if _, err := db.PutVersion(nv); err != nil {
+		t.Fatal(err)
+	}
+	good, bad := store.ChunkID(nv.Version.ID, 0), store.ChunkID(nv.Version.ID, 1)
+	rep, err := verify.Check(context.Background(), db, &verify.Request{Retrieved: []string{bad}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Grounding != verify.InsufficientEvidence || rep.Disposition != verify.AnswerAbstain || len(rep.Sources) != 0 || rep.Failures.Resolution != 1 {
+		t.Errorf("quarantined only: got %s, %s, %d sources, failures %+v: want insufficient_evidence, abstain, none, one resolution failure",
+			rep.Grounding, rep.Disposition, len(rep.Sources), rep.Failures)
+	}
+	rep, err = verify.Check(context.Background(), db, &verify.Request{Retrieved: []string{bad, good}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Grounding != verify.Grounded || len(rep.Sources) != 1 || !slices.Equal(rep.Sources[0].ChunkIDs, []string{good}) {
+		t.Errorf("quarantined beside servable: got %s, %+v: want grounded, one source of %s only", rep.Grounding, rep.Sources, good)
+	}
 }
