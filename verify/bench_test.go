@@ -111,6 +111,24 @@ func BenchmarkVerify10Claims(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
 }
 
+// BenchmarkVerifyNoClaims: the cheaper contract, 10 retrieved chunks of
+// 5 documents, warm store: grounding and sources only.
+func BenchmarkVerifyNoClaims(b *testing.B) {
+	db, ids, _ := benchStore(b, 20, 256<<10, ingest.DefaultChunkOptions.Size)
+	req := &verify.Request{RequestID: "bench", Principal: "p"}
+	for i := range 10 {
+		req.Retrieved = append(req.Retrieved, ids[(i/2*7919)%len(ids)+i%2])
+	}
+	pol := verify.DefaultPolicy()
+	b.ReportAllocs()
+	for b.Loop() {
+		rep, err := verify.Check(context.Background(), db, req, pol)
+		if err != nil || rep.Disposition != verify.AnswerAccept || len(rep.Sources) == 0 {
+			b.Fatalf("%v %+v", err, rep)
+		}
+	}
+}
+
 // BenchmarkVerifyLevels: claims/s for 200-code-point quotes in
 // 2,000-code-point chunks, by the level they match at.
 func BenchmarkVerifyLevels(b *testing.B) {

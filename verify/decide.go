@@ -1,10 +1,13 @@
 package verify
 
+import "slices"
+
 // decide sets the metrics, the failure counts and the answer's disposition
 // from the claim reports (DESIGN §6): block if any claim blocks the answer;
-// review under a high-risk policy with any failure; abstain when nothing
-// was retrieved or no claim is supported; clarify; partial when some claims
-// are removed or blocked; else accept.
+// review under a high-risk policy with any failure (or a grounded answer
+// without claims); abstain when an answer without claims is not grounded, nothing
+// was retrieved or no claim is supported; review after a retrieval error;
+// clarify; partial when some claims are removed or blocked; else accept.
 func decide(rep *Report, req *Request, pol *Policy) {
 	m := &rep.Metrics
 	f := &rep.Failures
@@ -60,19 +63,30 @@ func decide(rep *Report, req *Request, pol *Policy) {
 	}
 	nothingRetrieved := len(req.Retrieved) == 0
 	noneSupported := m.ClaimsRequiringEvidence > 0 && m.SupportedClaims == 0
+	noClaims := len(req.Claims) == 0 // the cheaper contract: grounding set by Check
+	if !noClaims {
+		rep.Grounding = claimsGrounding(req, rep)
+	}
 	switch {
 	case anyBlockAnswer:
 		rep.Disposition = AnswerBlock
 		rep.Reasons = append(rep.Reasons, "evidence_contradicts_claim")
-	case pol.Risk == "high" && (f.total() > 0 || anyClarify):
+	case pol.Risk == "high" && (f.total() > 0 || anyClarify || noClaims && rep.Grounding == Grounded):
 		rep.Disposition = AnswerReview
 		rep.Reasons = append(rep.Reasons, "high_risk_policy")
+	case noClaims && rep.Grounding != Grounded:
+		rep.Disposition = AnswerAbstain
+		rep.Reasons = append(rep.Reasons, groundingReason(req, rep))
 	case nothingRetrieved:
 		rep.Disposition = AnswerAbstain
 		rep.Reasons = append(rep.Reasons, "nothing_retrieved")
 	case noneSupported:
 		rep.Disposition = AnswerAbstain
 		rep.Reasons = append(rep.Reasons, "no_claim_supported")
+	case req.RetrievalError != "":
+		// The claims held against what did come back; what the outage
+		// kept back might have changed them.
+		rep.Disposition = AnswerReview
 	case anyReview:
 		rep.Disposition = AnswerReview
 		rep.Reasons = append(rep.Reasons, "superseded_evidence")
@@ -82,5 +96,8 @@ func decide(rep *Report, req *Request, pol *Policy) {
 		rep.Disposition = AnswerPartial
 	default:
 		rep.Disposition = AnswerAccept
+	}
+	if req.RetrievalError != "" && !slices.Contains(rep.Reasons, RetrievalUnavailable) {
+		rep.Reasons = append(rep.Reasons, RetrievalUnavailable)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -31,7 +33,27 @@ type fixture struct {
 		Metrics        map[string]float64     `json:"metrics"`
 		Failures       map[string]int         `json:"failures"`
 		RevealsNothing bool                   `json:"reveals_nothing"`
+		// The cheaper contract and retrieval errors.
+		Grounding string         `json:"grounding"`
+		Reasons   []string       `json:"reasons"` // of the answer
+		Sources   []sourceExpect `json:"sources"` // exactly these, in order, when given
+		// HiddenDocuments are named nowhere in the report: not their id,
+		// not a version id, not a chunk id (which holds the version's).
+		HiddenDocuments []string `json:"hidden_documents"`
 	} `json:"expect"`
+}
+
+// sourceExpect is one expected entry of a report's sources.
+type sourceExpect struct {
+	Document       string   `json:"document"` // its id; the version is Version-th (from 0), else the latest
+	Version        *int     `json:"version"`
+	VersionStatus  string   `json:"version_status"`
+	Title          string   `json:"title"`
+	LinkKind       string   `json:"link_kind"`
+	URLContains    string   `json:"url_contains"` // the URL holds it
+	PageNumber     int      `json:"page_number"`
+	EffectiveDates []string `json:"effective_dates"`
+	Chunks         []string `json:"chunks"` // chunk refs, as in the request
 }
 
 type fixtureDoc struct {
@@ -76,7 +98,7 @@ func loadFixtures(t *testing.T) []fixture {
 
 // setup ingests a fixture's documents and returns the store and, per
 // document, its version ids in order.
-func setup(t *testing.T, fx *fixture) (*store.DB, map[string][]string) {
+func setup(t testing.TB, fx *fixture) (*store.DB, map[string][]string) {
 	db := storetest.Open(t)
 	dir := t.TempDir()
 	versions := map[string][]string{}
@@ -99,7 +121,7 @@ func setup(t *testing.T, fx *fixture) (*store.DB, map[string][]string) {
 }
 
 // chunkRef turns "@DOC[#N]:NEEDLE" into the id of the chunk containing NEEDLE.
-func chunkRef(t *testing.T, db *store.DB, versions map[string][]string, ref string) string {
+func chunkRef(t testing.TB, db *store.DB, versions map[string][]string, ref string) string {
 	if !strings.HasPrefix(ref, "@") {
 		return ref
 	}
@@ -172,6 +194,7 @@ func TestFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkReport(t, &fx, rep)
+			checkGrounding(t, &fx, &req, rep, db, versions)
 			// Deterministic: the same request gives the same report.
 			again, _ := verify.Check(context.Background(), db, &req, pol)
 			a, _ := json.Marshal(rep)
@@ -265,4 +288,70 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// checkGrounding checks the grounding and sources of a report against the
+// fixture, and what must hold of every report: a retrieval error or a
+// request that is not grounded is never accepted, and only a request
+// without claims lists sources.
+func checkGrounding(t *testing.T, fx *fixture, req *verify.Request, rep *verify.Report, db *store.DB, versions map[string][]string) {
+	t.Helper()
+	out, _ := json.MarshalIndent(rep, "", " ")
+	switch rep.Grounding {
+	case verify.Grounded, verify.InsufficientEvidence, verify.RetrievalUnavailable:
+	default:
+		t.Errorf("grounding %q is none of the three", rep.Grounding)
+	}
+	if want := fx.Expect.Grounding; want != "" && rep.Grounding != want {
+		t.Errorf("grounding: got %s, want %s\n%s", rep.Grounding, want, out)
+	}
+	// An answer whose claims need no evidence (a greeting) is accepted
+	// ungrounded; any other accepted answer is grounded.
+	if rep.Disposition == verify.AnswerAccept && rep.Grounding != verify.Grounded && (len(req.Claims) == 0 || rep.Metrics.ClaimsRequiringEvidence > 0) {
+		t.Errorf("accepted an answer that is %s", rep.Grounding)
+	}
+	if req.RetrievalError != "" && (rep.Grounding != verify.RetrievalUnavailable || rep.Disposition == verify.AnswerAccept ||
+		!contains(rep.Reasons, verify.RetrievalUnavailable)) {
+		t.Errorf("retrieval_error %q: got %s, %s %v: want retrieval_unavailable, not accepted", req.RetrievalError, rep.Grounding, rep.Disposition, rep.Reasons)
+	}
+	if len(req.Claims) > 0 && len(rep.Sources) != 0 {
+		t.Errorf("a request with claims lists sources: %+v", rep.Sources)
+	}
+	for _, r := range fx.Expect.Reasons {
+		if !contains(rep.Reasons, r) {
+			t.Errorf("answer reasons %v lack %s", rep.Reasons, r)
+		}
+	}
+	if fx.Expect.Sources != nil && len(rep.Sources) != len(fx.Expect.Sources) {
+		t.Fatalf("got %d sources, want %d\n%s", len(rep.Sources), len(fx.Expect.Sources), out)
+	}
+	for i, want := range fx.Expect.Sources {
+		got := rep.Sources[i]
+		vs := versions[want.Document]
+		n := len(vs) - 1
+		if want.Version != nil {
+			n = *want.Version
+		}
+		var chunks []string
+		for _, ref := range want.Chunks {
+			chunks = append(chunks, chunkRef(t, db, versions, ref))
+		}
+		if got.Label != "["+strconv.Itoa(i+1)+"]" || got.DocumentID != want.Document || got.DocumentVersion != vs[n] ||
+			got.VersionStatus != want.VersionStatus || got.Title != want.Title || got.LinkKind != want.LinkKind ||
+			!strings.Contains(got.URL, want.URLContains) || got.PageNumber != want.PageNumber ||
+			!slices.Equal(got.EffectiveDates, want.EffectiveDates) || !slices.Equal(got.ChunkIDs, chunks) {
+			t.Errorf("source %d: got %+v, want %+v (version %s, chunks %v)", i, got, want, vs[n], chunks)
+		}
+		if want.URLContains != "" && !strings.HasPrefix(got.URL, "file://") {
+			t.Errorf("source %d: url %q is not the file the version was ingested from", i, got.URL)
+		}
+	}
+	for _, doc := range fx.Expect.HiddenDocuments {
+		names := append([]string{doc}, versions[doc]...)
+		for _, name := range names {
+			if strings.Contains(string(out), name) {
+				t.Errorf("the report names %s of the hidden document %s\n%s", name, doc, out)
+			}
+		}
+	}
 }

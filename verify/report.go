@@ -31,6 +31,13 @@ const (
 	AnswerReview  = "review"
 )
 
+// Groundings of an answer: whether it rests on retrieved evidence.
+const (
+	Grounded             = "grounded"
+	InsufficientEvidence = "insufficient_evidence"
+	RetrievalUnavailable = "retrieval_unavailable" // the request's retrieval_error is set
+)
+
 // Evidence statuses.
 const (
 	EvidenceOK           = "ok"
@@ -61,6 +68,15 @@ type Report struct {
 	Metrics          Metrics       `json:"metrics"`
 	Failures         Failures      `json:"failures"`
 	Policy           string        `json:"policy"`
+
+	// Grounding says whether the answer rests on retrieved evidence:
+	// without claims, a retrieved chunk that resolves; with claims, a
+	// supported claim with an accepted citation (docs/verify.md).
+	Grounding string `json:"grounding"`
+	// Sources are the retrieved documents an answer without claims may
+	// cite, in retrieved order; empty for a request with claims, whose
+	// evidence reports carry the same.
+	Sources []Source `json:"sources"`
 
 	storeSequence uint64 // of the store state the report was made on
 }
@@ -151,6 +167,32 @@ type EvidenceReport struct {
 	// FoundIn names where a quote that is not in the cited chunk really is
 	// in the same version (the "right fact, wrong page" failure).
 	FoundIn *Location `json:"found_in,omitempty"`
+}
+
+// Source is a citation-safe projection of one retrieved document version:
+// its identity and where to open it, from ingestion metadata only, with no
+// chunk text and no scores. A chunk the principal may not read, or that does
+// not resolve, makes no source and is named nowhere.
+type Source struct {
+	Label           string `json:"label"` // "[1]", "[2]"…, in retrieved order
+	DocumentID      string `json:"document_id"`
+	DocumentVersion string `json:"document_version"`
+	VersionStatus   string `json:"version_status"`
+	Title           string `json:"title"` // first heading, else the source's file name, else the document id
+	// URL is the deep link of the version's first retrieved chunk (see
+	// resolve.Links), empty when no openable source_url was recorded;
+	// LinkKind says what its fragment addresses.
+	URL      string `json:"url,omitempty"`
+	LinkKind string `json:"link_kind"`
+	// PageNumber (from 1) and PageLabel are the page the first retrieved
+	// chunk starts on.
+	PageNumber int    `json:"page_number,omitempty"`
+	PageLabel  string `json:"page_label,omitempty"`
+	// EffectiveDates are the values of the policy's effective_date
+	// qualifier in the retrieved chunks of the version, as it compares them
+	// (a date as its ISO calendar date), each once.
+	EffectiveDates []string `json:"effective_dates,omitempty"`
+	ChunkIDs       []string `json:"chunk_ids"` // the retrieved ids of this version, in retrieved order
 }
 
 // Location is a place in a version: a chunk and its page.

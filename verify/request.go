@@ -18,6 +18,12 @@ type Request struct {
 	Retrieved []string `json:"retrieved"` // chunk ids retrieval returned for this request
 	Answer    string   `json:"answer,omitempty"`
 	Claims    []Claim  `json:"claims"`
+
+	// RetrievalError, when set, says the application's retrieval failed
+	// ("timeout"), wholly or in part: Retrieved may still hold what came
+	// back. Such an answer is never grounded, nor accepted. A request
+	// with no claims is the cheaper contract (grounding.go).
+	RetrievalError string `json:"retrieval_error,omitempty"`
 }
 
 // Claim is one atomic statement of the answer and the evidence it cites.
@@ -51,6 +57,11 @@ const (
 	MaxClaims       = 10000
 	MaxCitations    = 50000
 	MaxQuoteBytes   = 64 << 10
+	// MaxRetrieved bounds the chunk ids a request may list: a request
+	// without claims resolves each one.
+	MaxRetrieved = 50000
+	// MaxRetrievalErrorBytes bounds retrieval_error, which traces keep.
+	MaxRetrievalErrorBytes = 4 << 10
 )
 
 // ErrRequest is returned for a request that cannot be verified as given.
@@ -87,6 +98,15 @@ func DecodeRequest(b []byte) (*Request, error) {
 func (req *Request) Validate() error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrRequest}, args...)...)
+	}
+	if len(req.Retrieved) > MaxRetrieved {
+		return bad("%d retrieved chunk ids, at most %d", len(req.Retrieved), MaxRetrieved)
+	}
+	if len(req.RetrievalError) > MaxRetrievalErrorBytes {
+		return bad("retrieval_error of %d bytes, at most %d", len(req.RetrievalError), MaxRetrievalErrorBytes)
+	}
+	if req.RetrievalError != "" && strings.TrimSpace(req.RetrievalError) == "" {
+		return bad("retrieval_error is blank: name the failure, or leave it out when retrieval succeeded")
 	}
 	if len(req.Claims) > MaxClaims {
 		return bad("%d claims, at most %d", len(req.Claims), MaxClaims)

@@ -29,6 +29,16 @@ func TestParseRequestBadInput(t *testing.T) {
 		"trailing NBSP":    ok + "\u00a0",
 		"huge quote":       `{"claims":[{"claim_id":"c","evidence":[{"chunk_id":"a-0","quote":"` + strings.Repeat("x", MaxQuoteBytes+1) + `"}]}]}`,
 		"wrong type":       `{"claims":"none"}`,
+		// The cheaper contract: retrieval_error is a string, and unknown
+		// fields are still rejected without claims.
+		"retrieval_error a bool":    `{"retrieved":["a-0"],"retrieval_error":true}`,
+		"retrieval_error a number":  `{"retrieved":["a-0"],"retrieval_error":504}`,
+		"retrieval_error an object": `{"retrieved":[],"retrieval_error":{"code":"timeout"}}`,
+		"retrieval_error blank":     `{"retrieved":[],"retrieval_error":"  "}`,
+		"retrieval_error huge":      `{"retrieved":[],"retrieval_error":"` + strings.Repeat("x", MaxRetrievalErrorBytes+1) + `"}`,
+		"misspelt retrieval_error":  `{"retrieved":[],"retrieval_eror":"timeout"}`,
+		"unknown field, no claims":  `{"request_id":"r","retrieved":["a-0"],"scores":[0.9]}`,
+		"retrieved not a list":      `{"retrieved":"a-0"}`,
 	}
 	for name, in := range tests {
 		if _, err := ParseRequest(strings.NewReader(in)); !errors.Is(err, ErrRequest) {
@@ -49,6 +59,38 @@ func TestParseRequestBadInput(t *testing.T) {
 	}
 }
 
+// TestParseRequestWithoutClaims: the cheaper contract's requests parse,
+// claims absent or empty, retrieval_error kept as given.
+func TestParseRequestWithoutClaims(t *testing.T) {
+	for _, tt := range []struct {
+		in         string
+		errText    string
+		nRetrieved int
+	}{
+		{`{"request_id":"r","principal":"p","retrieved":["a-0","b-1"]}`, "", 2},
+		{`{"request_id":"r","retrieved":["a-0"],"claims":[],"retrieval_error":""}`, "", 1},
+		{`{"request_id":"r","retrieved":[],"retrieval_error":"timeout"}`, "timeout", 0},
+		{`{"request_id":"r","retrieved":["a-0"],"retrieval_error":"shard 3: deadline exceeded"}`, "shard 3: deadline exceeded", 1},
+	} {
+		req, err := ParseRequest(strings.NewReader(tt.in))
+		if err != nil {
+			t.Errorf("%s: %v", tt.in, err)
+			continue
+		}
+		if req.RetrievalError != tt.errText || len(req.Retrieved) != tt.nRetrieved || len(req.Claims) != 0 {
+			t.Errorf("%s: got retrieval_error %q, %d retrieved, %d claims", tt.in, req.RetrievalError, len(req.Retrieved), len(req.Claims))
+		}
+	}
+	ids := make([]string, MaxRetrieved+1)
+	for i := range ids {
+		ids[i] = "a-0"
+	}
+	b, _ := json.Marshal(Request{Retrieved: ids})
+	if _, err := DecodeRequest(b); !errors.Is(err, ErrRequest) || !strings.Contains(err.Error(), "retrieved") {
+		t.Errorf("%d retrieved ids: got %v, want an ErrRequest naming retrieved", len(ids), err)
+	}
+}
+
 func itoa(i int) string {
 	if i == 0 {
 		return "0"
@@ -64,6 +106,7 @@ func FuzzParseRequest(f *testing.F) {
 	f.Add(`{"request_id":"r","principal":"p","retrieved":["a-0"],"answer":"x [a-0].","claims":[{"claim_id":"c1","text":"x","evidence":[{"chunk_id":"a-0","quote":"q","source_start":1,"source_end":2}]}]}`)
 	f.Add(`{"claims":[{"claim_id":"c","text":"caf\u00e9 \ud800 \xff","evidence":[]}]}`)
 	f.Add(`{"Request_ID":"r","claims":null}`)
+	f.Add(`{"request_id":"r","retrieved":["a-0"],"retrieval_error":"timeout"}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		req, err := ParseRequest(strings.NewReader(in))
 		// The decoder is segmentio's, for speed; it must read what

@@ -336,6 +336,7 @@ func TestServeForbiddenRevealsNothing(t *testing.T) {
 		{"text", request{path: "/v1/versions/" + version + "/text?start=0&end=40"}},
 		{"whole text", request{path: "/v1/versions/" + version + "/text"}},
 		{"verify", request{method: "POST", path: "/v1/verify", body: jsonBody(t, verifyReq)}},
+		{"grounding without claims", request{method: "POST", path: "/v1/verify", body: jsonBody(t, verify.Request{RequestID: "r2", Retrieved: []string{e.secret}})}},
 		{"documents", request{path: "/v1/documents"}},
 		{"quarantine", request{path: "/v1/quarantine?all=true"}},
 		{"view chunk", request{path: "/view/" + e.secret}},
@@ -350,6 +351,9 @@ func TestServeForbiddenRevealsNothing(t *testing.T) {
 			assertNoSecret(t, r.body)
 			if bytes.Contains(r.body, []byte("offer is EUR")) || bytes.Contains(r.body, []byte("secret.md")) {
 				t.Errorf("the body echoes the quote or names the document: %s", r.body)
+			}
+			if strings.HasPrefix(tt.name, "grounding") && (bytes.Contains(r.body, []byte(version)) || !bytes.Contains(r.body, []byte(`"sources":[]`))) {
+				t.Errorf("grounding: the body names the forbidden version or lists a source: %s", r.body)
 			}
 			if strings.HasPrefix(tt.name, "verify") {
 				var rep verify.Report
@@ -552,6 +556,56 @@ func TestServeVerify(t *testing.T) {
 	}
 	if r := e.do(request{method: "POST", path: "/v1/verify?trace=maybe", token: analystToken, body: jsonBody(t, req)}); r.status != 400 {
 		t.Errorf("trace=maybe: got %d, want 400", r.status)
+	}
+}
+
+// TestServeVerifyWithoutClaims: POST /v1/verify takes the cheaper
+// contract, a request with no claims, and returns its grounding and
+// sources; a retrieval error is never accepted.
+func TestServeVerifyWithoutClaims(t *testing.T) {
+	e := newTestEnv(t, true)
+	ids := e.chunkIDs("expense-policy.md")
+	for _, tt := range []struct {
+		name, body  string
+		disposition string
+		grounding   string
+		sources     int
+	}{
+		{"grounded", `{"request_id":"g1","retrieved":["` + ids[0] + `","` + ids[1] + `","` + e.secret + `"]}`, verify.AnswerAccept, verify.Grounded, 1},
+		{"claims empty", `{"request_id":"g2","retrieved":["` + ids[0] + `"],"claims":[]}`, verify.AnswerAccept, verify.Grounded, 1},
+		{"nothing retrieved", `{"request_id":"g3","retrieved":[]}`, verify.AnswerAbstain, verify.InsufficientEvidence, 0},
+		{"only forbidden", `{"request_id":"g4","retrieved":["` + e.secret + `"]}`, verify.AnswerAbstain, verify.InsufficientEvidence, 0},
+		{"outage", `{"request_id":"g5","retrieved":[],"retrieval_error":"timeout"}`, verify.AnswerAbstain, verify.RetrievalUnavailable, 0},
+		{"partial outage", `{"request_id":"g6","retrieved":["` + ids[0] + `"],"retrieval_error":"timeout"}`, verify.AnswerAbstain, verify.RetrievalUnavailable, 1},
+	} {
+		r := e.do(request{method: "POST", path: "/v1/verify", token: internToken, body: []byte(tt.body)})
+		if r.status != 200 {
+			t.Errorf("%s: got %d: %s", tt.name, r.status, r.body)
+			continue
+		}
+		var rep verify.Report
+		r.decode(t, &rep)
+		if rep.Disposition != tt.disposition || rep.Grounding != tt.grounding || len(rep.Sources) != tt.sources || rep.TraceID == "" {
+			t.Errorf("%s: got %s, %s, %d sources, trace %q: want %s, %s, %d sources, a trace", tt.name, rep.Disposition, rep.Grounding,
+				len(rep.Sources), rep.TraceID, tt.disposition, tt.grounding, tt.sources)
+		}
+		for _, s := range rep.Sources {
+			if s.DocumentID != "expense-policy.md" || s.Label != "[1]" || !strings.HasPrefix(s.URL, "https://intranet.example/policies/") || s.Title == "" {
+				t.Errorf("%s: source %+v: want [1], expense-policy.md, titled, linked under its source URL", tt.name, s)
+			}
+		}
+		assertNoSecret(t, r.body)
+		if bytes.Contains(r.body, []byte("secret.md")) || bytes.Contains(r.body, []byte(`"text"`)) {
+			t.Errorf("%s: the body names the forbidden document or carries chunk text: %s", tt.name, r.body)
+		}
+	}
+	for _, tt := range []struct{ name, body string }{
+		{"retrieval_error not a string", `{"request_id":"x","retrieved":[],"retrieval_error":504}`},
+		{"unknown field without claims", `{"request_id":"x","retrieved":[],"scores":[0.4]}`},
+	} {
+		if r := e.do(request{method: "POST", path: "/v1/verify", token: internToken, body: []byte(tt.body)}); r.status != 400 || r.errorCode(t) != "bad_request" {
+			t.Errorf("%s: got %d %s, want 400 bad_request", tt.name, r.status, r.body)
+		}
 	}
 }
 

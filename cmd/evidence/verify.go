@@ -26,7 +26,9 @@ func newVerifyCommand(o *options) *cobra.Command {
 answer, claims with evidence) and checks each citation: it resolves, was retrieved, is readable by the
 principal, is of an allowed version, and its quote and figures are in the stored span. It prints each
 claim's status and disposition and the answer's disposition, with support and coverage rates kept apart,
-and stores a trace (evidence trace show ID). Exit code 0 when the answer is accepted, 3 otherwise.`,
+and stores a trace (evidence trace show ID). A request without claims (retrieved, and retrieval_error
+when retrieval failed) gets the answer's grounding and the sources it may cite, and nothing else is
+checked. Exit code 0 when the answer is accepted, 3 otherwise.`,
 		Args: argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pol := verify.DefaultPolicy()
@@ -124,6 +126,22 @@ func printReport(o *options, r *verify.Report) {
 		o.printf(" (%s)", strings.Join(r.Reasons, ", "))
 	}
 	o.printf("\n")
+	if r.Grounding != "" {
+		o.printf("grounding: %s\n", r.Grounding)
+	}
+	for _, s := range r.Sources {
+		o.printf("  source %s %q: %s version %s (%s)", s.Label, s.Title, s.DocumentID, s.DocumentVersion, s.VersionStatus)
+		if s.PageNumber > 0 {
+			o.printf(" p.%d", s.PageNumber)
+		}
+		if len(s.EffectiveDates) > 0 {
+			o.printf(" effective %s", strings.Join(s.EffectiveDates, ", "))
+		}
+		if s.URL != "" {
+			o.printf(" %s", s.URL)
+		}
+		o.printf(" [chunks %s]\n", strings.Join(s.ChunkIDs, ", "))
+	}
 	for _, c := range r.Claims {
 		o.printf("  claim %s: %s → %s", c.ClaimID, c.Status, c.Disposition)
 		if len(c.Reasons) > 0 {
