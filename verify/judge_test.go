@@ -280,7 +280,9 @@ func TestJudgeBadAnswers(t *testing.T) {
 // claims to review at once instead of waiting for the judge.
 func TestJudgeContextCancelled(t *testing.T) {
 	db, chunk := judgeStore(t)
-	f := newFakeJudge(t, func(verify.JudgeInput) (int, string, time.Duration) { return 200, `{"label":"supported","score":1}`, 10 * time.Second })
+	f := newFakeJudge(t, func(verify.JudgeInput) (int, string, time.Duration) {
+		return 200, `{"label":"supported","score":1}`, 10 * time.Second
+	})
 	pol := judgePolicy(t, verify.JudgeConfig{URL: f.srv.URL})
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
