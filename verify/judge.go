@@ -191,8 +191,9 @@ func judgeClaims(ctx context.Context, req *Request, pol *Policy, rep *Report, to
 		wg.Wait()
 	}
 	id := j.ID()
+	entailment := EntailmentJudge + id
 	for i, p := range todo {
-		applyVerdict(&rep.Claims[p.claim], id, verdicts[i], errs[i])
+		applyVerdict(&rep.Claims[p.claim], id, entailment, verdicts[i], errs[i])
 	}
 }
 
@@ -259,7 +260,7 @@ func checkVerdict(v *JudgeVerdict) error {
 // applyVerdict records a judge's verdict on a claim and downgrades it as
 // the verdict says: a judge never raises a claim's disposition, and a
 // failed judge sends the claim to review.
-func applyVerdict(cr *ClaimReport, id string, v JudgeVerdict, err error) {
+func applyVerdict(cr *ClaimReport, id, entailment string, v JudgeVerdict, err error) {
 	v.Judge = id
 	v.Fragment = clipUTF8(v.Fragment, maxJudgeFragment)
 	if err != nil {
@@ -277,7 +278,7 @@ func applyVerdict(cr *ClaimReport, id string, v JudgeVerdict, err error) {
 	switch v.Label {
 	case JudgeSupported:
 		cr.Checks = append(cr.Checks, CheckJudge)
-		cr.Entailment = EntailmentJudge + id
+		cr.Entailment = entailment
 		for i := range cr.Evidence {
 			if e := &cr.Evidence[i]; e.Status == EvidenceOK {
 				e.Checks = append(e.Checks, CheckJudge)

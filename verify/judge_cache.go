@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/zeebo/blake3"
@@ -72,19 +73,26 @@ func (cj *cachedJudge) cached(in *JudgeInput) (JudgeVerdict, bool) {
 // hashed one by one so that no two lists of spans give the same key.
 func judgmentKey(id string, in *JudgeInput) []byte {
 	const tag = "evidence/judgment/1\x00"
-	buf := make([]byte, 0, len(tag)+len(id)+1+32*(1+len(in.Evidence)))
-	buf = append(buf, tag...)
+	h := judgmentHashers.Get().(*blake3.Hasher)
+	defer judgmentHashers.Put(h)
+	var small [512]byte // the common case hashes without allocating
+	buf := append(small[:0], tag...)
 	buf = append(buf, id...)
 	buf = append(buf, 0)
-	h := blake3.Sum256([]byte(in.Claim))
-	buf = append(buf, h[:]...)
-	for _, s := range in.Evidence {
-		h = blake3.Sum256([]byte(s))
-		buf = append(buf, h[:]...)
+	for i := -1; i < len(in.Evidence); i++ {
+		h.Reset()
+		if i < 0 {
+			_, _ = h.WriteString(in.Claim)
+		} else {
+			_, _ = h.WriteString(in.Evidence[i])
+		}
+		buf = h.Sum(buf)
 	}
 	key := blake3.Sum256(buf)
 	return key[:]
 }
+
+var judgmentHashers = sync.Pool{New: func() any { return blake3.New() }}
 
 // A stored verdict: version byte, label byte, score and latency as
 // float64 bits, then the fragment. Small and decoded without reflection:
