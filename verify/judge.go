@@ -201,8 +201,8 @@ func judgeClaims(ctx context.Context, req *Request, pol *Policy, rep *Report, to
 // goroutine of its own, so that a judge which ignores its context still
 // cannot hold the request past the timeout; a panic in it is a failure of
 // the judge, not of the verifier.
-func callJudge(ctx context.Context, j Judge, timeout time.Duration, in *JudgeInput) (JudgeVerdict, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+func callJudge(parent context.Context, j Judge, timeout time.Duration, in *JudgeInput) (JudgeVerdict, error) {
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	type result struct {
 		v   JudgeVerdict
@@ -232,9 +232,12 @@ func callJudge(ctx context.Context, j Judge, timeout time.Duration, in *JudgeInp
 	switch {
 	case r.err == nil:
 		r.err = checkVerdict(&r.v)
-	case errors.Is(r.err, ErrJudgeMalformed) || errors.Is(r.err, ErrJudgeUnavailable):
+	case errors.Is(r.err, ErrJudgeMalformed):
+	case parent.Err() != nil:
+		r.err = fmt.Errorf("%w: the request ended first: %v", ErrJudgeUnavailable, parent.Err())
 	case ctx.Err() != nil:
-		r.err = fmt.Errorf("%w: no answer within %s: %v", ErrJudgeUnavailable, timeout, r.err)
+		r.err = fmt.Errorf("%w: no answer within %s", ErrJudgeUnavailable, timeout)
+	case errors.Is(r.err, ErrJudgeUnavailable):
 	default:
 		r.err = fmt.Errorf("%w: %v", ErrJudgeUnavailable, r.err)
 	}

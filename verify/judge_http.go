@@ -46,7 +46,6 @@ func NewHTTPJudge(cfg JudgeConfig) (Judge, error) {
 	timeout, _, concurrency := cfg.limits()
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.MaxIdleConnsPerHost = concurrency
-	transport.ResponseHeaderTimeout = timeout
 	j := &httpJudge{
 		url:    cfg.URL,
 		format: cfg.Format,
@@ -54,7 +53,9 @@ func NewHTTPJudge(cfg JudgeConfig) (Judge, error) {
 		apiKey: cfg.APIKey,
 		client: &http.Client{
 			Transport: transport,
-			Timeout:   timeout,
+			// The verifier's per-call context ends first and names the
+			// timeout; this bounds a judge used on its own.
+			Timeout: timeout + time.Second,
 			// A judge answers where it was asked: a redirect is an answer
 			// that is not a verdict.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },

@@ -295,8 +295,8 @@ func TestJudgeContextCancelled(t *testing.T) {
 		t.Errorf("took %s after the context ended", d)
 	}
 	for _, cr := range rep.Claims {
-		if cr.Disposition != verify.Review || !slices.Contains(cr.Reasons, "judge_unavailable") {
-			t.Errorf("claim %s: got %s %v, want review judge_unavailable", cr.ClaimID, cr.Disposition, cr.Reasons)
+		if cr.Disposition != verify.Review || !slices.Contains(cr.Reasons, "judge_unavailable") || !strings.Contains(cr.Judge.Error, "the request ended first") {
+			t.Errorf("claim %s: got %s %v %+v, want review judge_unavailable", cr.ClaimID, cr.Disposition, cr.Reasons, cr.Judge)
 		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 func newVerifyCommand(o *options) *cobra.Command {
 	var policyFile, principal, server string
 	var noTrace bool
+	var jf judgeFlags
 	cmd := &cobra.Command{
 		Use:   "verify FILE|-",
 		Short: "Check every claim of an answer against the evidence it cites",
@@ -26,7 +27,11 @@ func newVerifyCommand(o *options) *cobra.Command {
 answer, claims with evidence) and checks each citation: it resolves, was retrieved, is readable by the
 principal, is of an allowed version, and its quote and figures are in the stored span. It prints each
 claim's status and disposition and the answer's disposition, with support and coverage rates kept apart,
-and stores a trace (evidence trace show ID). Exit code 0 when the answer is accepted, 3 otherwise.`,
+and stores a trace (evidence trace show ID). Exit code 0 when the answer is accepted, 3 otherwise.
+
+With --judge URL (or a judge in the policy), a model judge is asked about each claim that passed every
+check, shown only that claim and its own evidence; it can only downgrade a claim, and a judge that fails
+or times out sends the claim to review. Verdicts are cached in the store (docs/judge.md).`,
 		Args: argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pol := verify.DefaultPolicy()
@@ -35,6 +40,13 @@ and stores a trace (evidence trace show ID). Exit code 0 when the answer is acce
 				if pol, err = verify.LoadPolicy(policyFile); err != nil {
 					return usageError{err}
 				}
+			}
+			if server != "" && jf.set() {
+				return usagef("--judge and --server: the server verifies with its own judge")
+			}
+			pol, err := jf.policy(pol)
+			if err != nil {
+				return err
 			}
 			var in io.Reader = os.Stdin
 			if args[0] != "-" {
@@ -81,6 +93,7 @@ and stores a trace (evidence trace show ID). Exit code 0 when the answer is acce
 	cmd.Flags().StringVar(&principal, "principal", "", "principal the answer is for (overrides the request's)")
 	cmd.Flags().BoolVar(&noTrace, "no-trace", false, "do not store a trace (opens the store read-only)")
 	cmd.Flags().StringVar(&server, "server", defaultServer(), serverFlagHelp+"; the server's policy applies")
+	jf.register(cmd.Flags())
 	return cmd
 }
 
@@ -90,6 +103,7 @@ func storeVerify(o *options, req *verify.Request, pol *verify.Policy, noTrace bo
 		return nil, err
 	}
 	defer db.Close()
+	pol = cachedJudge(pol, db, nil) // read-only (--no-trace), verdicts are read, not stored
 	if noTrace {
 		return verify.Check(context.Background(), db, req, pol)
 	}
@@ -130,6 +144,17 @@ func printReport(o *options, r *verify.Report) {
 			o.printf(" [%s]", strings.Join(c.Reasons, ", "))
 		}
 		o.printf("\n")
+		if j := c.Judge; j != nil {
+			if j.Error != "" {
+				o.printf("    judge %s: %s\n", j.Judge, j.Error)
+			} else {
+				cached := ""
+				if j.Cached {
+					cached = ", cached"
+				}
+				o.printf("    judge %s: %s (score %.2f, %.0f ms%s)\n", j.Judge, j.Label, j.Score, j.LatencyMS, cached)
+			}
+		}
 		for _, e := range c.Evidence {
 			o.printf("    %s %s", e.ChunkID, e.Status)
 			if e.Match != "" {
