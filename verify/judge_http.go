@@ -27,12 +27,12 @@ const maxJudgeBody = 1 << 20
 // JudgeSystemPrompt is the system message of the openai format
 // (docs/judge.md): the label, score and fragment of the plain protocol,
 // asked for as JSON.
-const JudgeSystemPrompt = `You check one claim against the evidence passages given with it. Use only the evidence: no outside knowledge, no assumptions.
+const JudgeSystemPrompt = `You check one claim against the document given with it. Use only the document: no outside knowledge, no assumptions.
 Answer with one JSON object and nothing else:
-{"label": "supported" | "contradicted" | "not_addressed", "score": <number from 0 to 1: how likely the evidence supports the claim>, "fragment": "<the words of the evidence your label rests on>"}
-supported: the evidence states everything the claim says, with its figures, dates, names, conditions and scope.
-contradicted: the evidence states something that makes the claim false.
-not_addressed: the evidence does not say whether the claim is true, or supports only part of it.`
+{"label": "supported" | "contradicted" | "not_addressed", "score": <number from 0 to 1: how likely the document supports the claim>, "fragment": "<the words of the document your label rests on>"}
+supported: the document states everything the claim says, with its figures, dates, names, conditions and scope.
+contradicted: the document states something that makes the claim false.
+not_addressed: the document does not say whether the claim is true, or supports only part of it.`
 
 // NewHTTPJudge returns a judge that asks a model over HTTP: the plain
 // protocol (POST the JudgeInput, read back a verdict) or an OpenAI-
@@ -215,13 +215,17 @@ type chatResponse struct {
 	} `json:"choices"`
 }
 
-// JudgeUserMessage is the user message of the openai format: the numbered
-// evidence spans, then the claim.
+// JudgeUserMessage is the user message of the openai format, in
+// MiniCheck's template: "Document: " and the evidence spans (a blank line
+// between two), then a line "Claim: " and the claim.
 func JudgeUserMessage(in *JudgeInput) string {
 	var b strings.Builder
-	b.WriteString("Evidence:\n")
+	b.WriteString("Document: ")
 	for i, s := range in.Evidence {
-		fmt.Fprintf(&b, "[%d] %s\n", i+1, s)
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(s)
 	}
 	b.WriteString("\nClaim: ")
 	b.WriteString(in.Claim)

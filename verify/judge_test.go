@@ -601,7 +601,7 @@ func TestJudgeOpenAI(t *testing.T) {
 			}
 			user, _ := msgs[1].(map[string]any)["content"].(string)
 			if system, _ := msgs[0].(map[string]any)["content"].(string); system != verify.JudgeSystemPrompt ||
-				user != "Evidence:\n[1] "+judgeClaimTexts[0]+"\n\nClaim: "+judgeClaimTexts[0] {
+				user != "Document: "+judgeClaimTexts[0]+"\nClaim: "+judgeClaimTexts[0] {
 				t.Errorf("messages: %v", msgs)
 			}
 		})
