@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -96,8 +97,24 @@ func (db *DB) init() error {
 		}
 		return false, nil
 	}
-	var fresh bool
-	err := db.view(func(tx *bolt.Tx) (err error) { fresh, err = check(tx); return err })
+	var fresh, later bool
+	err := db.view(func(tx *bolt.Tx) (err error) {
+		fresh, err = check(tx)
+		for _, name := range laterBuckets {
+			later = later || tx.Bucket(name) == nil
+		}
+		return err
+	})
+	if err == nil && !fresh && later && !db.readOnly {
+		err = db.update(func(tx *bolt.Tx) error {
+			for _, name := range laterBuckets {
+				if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
 	if err != nil || !fresh {
 		return err
 	}
@@ -105,7 +122,7 @@ func (db *DB) init() error {
 		return fmt.Errorf("%w: %s is empty", ErrNotStore, db.path)
 	}
 	return db.update(func(tx *bolt.Tx) error {
-		for _, name := range allBuckets {
+		for _, name := range slices.Concat(allBuckets, laterBuckets) {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}

@@ -384,6 +384,7 @@ func TestReadOnlyRejectsWrites(t *testing.T) {
 		{"PutFailure", func() error {
 			return db.PutFailure(&store.Failure{Path: "x.pdf", DocumentID: "x.pdf", Reason: "encrypted"})
 		}},
+		{"PutJudgment", func() error { return db.PutJudgment([]byte("k"), []byte("v")) }},
 	}
 	for _, w := range writes {
 		if err := w.fn(); !errors.Is(err, store.ErrReadOnly) {

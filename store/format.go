@@ -32,8 +32,15 @@ var (
 	bucketRepaired   = []byte("repaired")   // seq, ordinal -> "" (index of re-anchored chunks)
 	bucketFailures   = []byte("failures")   // document id -> Failure (JSON)
 	bucketTraces     = []byte("traces")     // trace id -> verification trace (JSON)
+	bucketJudgments  = []byte("judgments")  // BLAKE3 key -> model judge verdict (see judgment.go)
 	allBuckets       = [][]byte{bucketMeta, bucketDocs, bucketVersions, bucketTexts,
 		bucketLayouts, bucketChunks, bucketQuarantine, bucketRepaired, bucketFailures, bucketTraces}
+	// laterBuckets were added within format 1: a store made before them
+	// lacks them, gets them on its first writable open, and reads them as
+	// empty when opened read-only.
+	laterBuckets = [][]byte{
+		bucketJudgments,
+	}
 	keyFormat = []byte("format")
 )
 

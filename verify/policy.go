@@ -136,6 +136,11 @@ func ParsePolicy(b []byte) (*Policy, error) {
 	if p.compiled, p.words, err = compileQualifiers(p.Qualifiers); err != nil {
 		return nil, err
 	}
+	if p.Judge != nil {
+		if p.judge, err = NewHTTPJudge(*p.Judge); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrPolicy, err)
+		}
+	}
 	return &p, nil
 }
 
@@ -144,12 +149,18 @@ func (p *Policy) allowFuzzy() bool { return p.AllowFuzzy == nil || *p.AllowFuzzy
 func (p *Policy) meaningChecks() bool { return p.MeaningChecks == nil || *p.MeaningChecks }
 
 // WithJudge returns a copy of the policy that asks j about every claim
-// that passes the deterministic checks.
+// that passes the deterministic checks; nil takes the judge away. The
+// limits of the policy's Judge config (calls, concurrency, timeout) apply
+// to j.
 func (p *Policy) WithJudge(j Judge) *Policy {
 	q := *p
 	q.judge = j
 	return &q
 }
+
+// ModelJudge returns the judge the policy asks: the one set by WithJudge,
+// else the one its judge config describes, else nil.
+func (p *Policy) ModelJudge() Judge { return p.judge }
 
 // judgeRequired reports whether the policy wants a judge to confirm cl.
 func (p *Policy) judgeRequired(cl *Claim) bool {

@@ -65,17 +65,17 @@ func Check(ctx context.Context, db Viewer, req *Request, pol *Policy) (*Report, 
 }
 
 type checker struct {
-	tx          *store.Tx
-	req         *Request
-	pol         *Policy
-	retrieved   map[string]bool
-	figures     [2][]Figure        // reused buffers: a claim's figures and its evidence's
-	resolution  resolve.Resolution // reused for each citation
-	pending     []pending          // claims a judge is to be asked about
-	spans       []string           // the last claim's accepted evidence, as a judge sees it
-	meaning     meaningScanner
-	meaningEvs  []meaningEvidence
-	quoteScan   [2]mtext
+	tx         *store.Tx
+	req        *Request
+	pol        *Policy
+	retrieved  map[string]bool
+	figures    [2][]Figure        // reused buffers: a claim's figures and its evidence's
+	resolution resolve.Resolution // reused for each citation
+	pending    []pending          // claims a judge is to be asked about
+	spans      []string           // the last claim's accepted evidence, as a judge sees it
+	meaning    meaningScanner
+	meaningEvs []meaningEvidence
+	quoteScan  [2]mtext
 }
 
 // accepted is one citation that resolved and whose quote matched: the

@@ -28,6 +28,7 @@ type serveOptions struct {
 	maxBody      int64 // JSON request bodies
 	maxUpload    int64 // uploaded documents
 	traceWrites  string
+	judge        judgeFlags
 }
 
 func newServeCommand(o *options) *cobra.Command {
@@ -64,6 +65,7 @@ trusts X-Evidence-Principal, as the CLI trusts --principal.`,
 	f.DurationVar(&so.idleTimeout, "idle-timeout", 2*time.Minute, "how long a keep-alive connection may wait for its next request")
 	f.Int64Var(&so.maxBody, "max-body", 4<<20, "largest JSON request body in bytes (413 beyond)")
 	f.Int64Var(&so.maxUpload, "max-upload", 64<<20, "largest uploaded document in bytes (413 beyond)")
+	so.judge.register(f)
 	f.StringVar(&so.traceWrites, "trace-writes", traceSync, "verification traces: sync (committed before the report is returned) or async (committed behind the responses, many per fsync; a crash can lose the last few milliseconds of traces)")
 	return cmd
 }
@@ -99,6 +101,9 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 		if pol, err = verify.LoadPolicy(so.policy); err != nil {
 			return usageError{err}
 		}
+	}
+	if pol, err = so.judge.policy(pol); err != nil {
+		return err
 	}
 	db, err := o.openStore(false)
 	if err != nil {

@@ -62,6 +62,7 @@ func newServer(db *store.DB, cfg serverConfig) *server {
 	}
 	s := &server{serverConfig: cfg, db: db, mux: http.NewServeMux(), log: log.New(cfg.errlog, "evidence serve: ", log.LstdFlags)}
 	s.metrics = newServerMetrics(db)
+	s.policy = cachedJudge(s.policy, db, s.metrics.judged)
 	var err error
 	if s.policyJSON, err = json.Marshal(cfg.policy); err != nil {
 		panic("serve: policy does not encode: " + err.Error()) // it was decoded from JSON

@@ -29,6 +29,8 @@ type serverMetrics struct {
 	failures      *prometheus.CounterVec
 	ingests       *prometheus.CounterVec
 	traces        *prometheus.CounterVec
+	judgeCalls    *prometheus.CounterVec
+	judgeLatency  *prometheus.HistogramVec
 	quarantine    *quarantineCollector
 }
 
@@ -57,12 +59,19 @@ func newServerMetrics(db *store.DB) *serverMetrics {
 	m.traces = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "evidence_traces_total", Help: "Verification traces stored behind the responses (--trace-writes async), by outcome (written, failed).",
 	}, []string{"outcome"})
+	m.judgeCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "evidence_judge_calls_total", Help: "Model judge verdicts asked for, by judge id and result (supported, contradicted, not_addressed, unavailable, malformed, cached).",
+	}, []string{"judge", "result"})
+	m.judgeLatency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "evidence_judge_call_seconds", Help: "Time a model judge took to answer (cached verdicts excluded), by judge id.",
+		Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
+	}, []string{"judge"})
 	for _, c := range []string{verify.FailSupport, verify.FailCoverage, verify.FailResolution, verify.FailVersion, verify.FailPermission} {
 		m.failures.WithLabelValues(c)
 	}
 	m.quarantine = &quarantineCollector{db: db, desc: prometheus.NewDesc("evidence_quarantined_chunks",
 		"Quarantined chunks of current versions, by reason code.", []string{"reason"}, nil)}
-	m.reg.MustRegister(m.requests, m.latency, m.resolutions, m.verifications, m.failures, m.ingests, m.traces, m.quarantine,
+	m.reg.MustRegister(m.requests, m.latency, m.resolutions, m.verifications, m.failures, m.ingests, m.traces, m.judgeCalls, m.judgeLatency, m.quarantine,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 	return m
@@ -85,6 +94,14 @@ func (m *serverMetrics) verified(rep *verify.Report) {
 		if n > 0 {
 			m.failures.WithLabelValues(c).Add(float64(n))
 		}
+	}
+}
+
+// judged counts a judge verdict; it is the server's verify.JudgeObserver.
+func (m *serverMetrics) judged(judge, result string, d time.Duration) {
+	m.judgeCalls.WithLabelValues(judge, result).Inc()
+	if result != "cached" {
+		m.judgeLatency.WithLabelValues(judge).Observe(d.Seconds())
 	}
 }
 

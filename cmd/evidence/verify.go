@@ -19,6 +19,7 @@ import (
 func newVerifyCommand(o *options) *cobra.Command {
 	var policyFile, principal, server string
 	var noTrace bool
+	var jf judgeFlags
 	cmd := &cobra.Command{
 		Use:   "verify FILE|-",
 		Short: "Check every claim of an answer against the evidence it cites",
@@ -28,7 +29,11 @@ principal, is of an allowed version, and its quote and figures are in the stored
 claim's status and disposition and the answer's disposition, with support and coverage rates kept apart,
 and stores a trace (evidence trace show ID). A request without claims (retrieved, and retrieval_error
 when retrieval failed) gets the answer's grounding and the sources it may cite, and nothing else is
-checked. Exit code 0 when the answer is accepted, 3 otherwise.`,
+checked. Exit code 0 when the answer is accepted, 3 otherwise.
+
+With --judge URL (or a judge in the policy), a model judge is asked about each claim that passed every
+check, shown only that claim and its own evidence; it can only downgrade a claim, and a judge that fails
+or times out sends the claim to review. Verdicts are cached in the store (docs/judge.md).`,
 		Args: argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pol := verify.DefaultPolicy()
@@ -37,6 +42,13 @@ checked. Exit code 0 when the answer is accepted, 3 otherwise.`,
 				if pol, err = verify.LoadPolicy(policyFile); err != nil {
 					return usageError{err}
 				}
+			}
+			if server != "" && jf.set() {
+				return usagef("--judge and --server: the server verifies with its own judge")
+			}
+			pol, err := jf.policy(pol)
+			if err != nil {
+				return err
 			}
 			var in io.Reader = os.Stdin
 			if args[0] != "-" {
@@ -83,6 +95,7 @@ checked. Exit code 0 when the answer is accepted, 3 otherwise.`,
 	cmd.Flags().StringVar(&principal, "principal", "", "principal the answer is for (overrides the request's)")
 	cmd.Flags().BoolVar(&noTrace, "no-trace", false, "do not store a trace (opens the store read-only)")
 	cmd.Flags().StringVar(&server, "server", defaultServer(), serverFlagHelp+"; the server's policy applies")
+	jf.register(cmd.Flags())
 	return cmd
 }
 
@@ -92,6 +105,7 @@ func storeVerify(o *options, req *verify.Request, pol *verify.Policy, noTrace bo
 		return nil, err
 	}
 	defer db.Close()
+	pol = cachedJudge(pol, db, nil) // read-only (--no-trace), verdicts are read, not stored
 	if noTrace {
 		return verify.Check(context.Background(), db, req, pol)
 	}
@@ -148,6 +162,17 @@ func printReport(o *options, r *verify.Report) {
 			o.printf(" [%s]", strings.Join(c.Reasons, ", "))
 		}
 		o.printf("\n")
+		if j := c.Judge; j != nil {
+			if j.Error != "" {
+				o.printf("    judge %s: %s\n", j.Judge, j.Error)
+			} else {
+				cached := ""
+				if j.Cached {
+					cached = ", cached"
+				}
+				o.printf("    judge %s: %s (score %.2f, %.0f ms%s)\n", j.Judge, j.Label, j.Score, j.LatencyMS, cached)
+			}
+		}
 		for _, e := range c.Evidence {
 			o.printf("    %s %s", e.ChunkID, e.Status)
 			if e.Match != "" {
