@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -98,19 +99,51 @@ func (db *DB) init() error {
 	}
 	var fresh bool
 	err := db.view(func(tx *bolt.Tx) (err error) { fresh, err = check(tx); return err })
-	if err != nil || !fresh {
+	if err != nil {
 		return err
+	}
+	if !fresh {
+		return db.createLaterBuckets()
 	}
 	if db.readOnly {
 		return fmt.Errorf("%w: %s is empty", ErrNotStore, db.path)
 	}
 	return db.update(func(tx *bolt.Tx) error {
-		for _, name := range allBuckets {
+		for _, name := range slices.Concat(allBuckets, laterBuckets) {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
 		}
 		return tx.Bucket(bucketMeta).Put(keyFormat, binary.BigEndian.AppendUint32(nil, FormatVersion))
+	})
+}
+
+// createLaterBuckets gives a store written before a bucket of laterBuckets
+// existed that bucket, on a writable open. A read-only open leaves the file
+// alone: readers treat a missing later bucket as empty. Only a store that
+// lacks one pays for the write transaction.
+func (db *DB) createLaterBuckets() error {
+	if db.readOnly {
+		return nil
+	}
+	var missing [][]byte
+	if err := db.view(func(tx *bolt.Tx) error {
+		for _, name := range laterBuckets {
+			if tx.Bucket(name) == nil {
+				missing = append(missing, name)
+			}
+		}
+		return nil
+	}); err != nil || len(missing) == 0 {
+		return err
+	}
+	return db.update(func(tx *bolt.Tx) error {
+		for _, name := range missing {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return fmt.Errorf("store: creating bucket %q: %w", name, err)
+			}
+		}
+		return nil
 	})
 }
 

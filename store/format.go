@@ -18,6 +18,7 @@ import (
 //	   access list), texts followed by their code-point index, layouts,
 //	   chunks keyed by (version seq, ordinal), quarantine and repair
 //	   indexes, failures, verification traces.
+//	   Later, without a bump (see laterBuckets): reviews.
 const FormatVersion = 1
 
 // Bucket names.
@@ -32,10 +33,19 @@ var (
 	bucketRepaired   = []byte("repaired")   // seq, ordinal -> "" (index of re-anchored chunks)
 	bucketFailures   = []byte("failures")   // document id -> Failure (JSON)
 	bucketTraces     = []byte("traces")     // trace id -> verification trace (JSON)
+	bucketReviews    = []byte("reviews")    // trace id, 0x00, claim id -> Review (JSON)
 	allBuckets       = [][]byte{bucketMeta, bucketDocs, bucketVersions, bucketTexts,
 		bucketLayouts, bucketChunks, bucketQuarantine, bucketRepaired, bucketFailures, bucketTraces}
 	keyFormat = []byte("format")
 )
+
+// laterBuckets were added to format 1 after stores of it were written, so
+// an existing file may lack them: a writable open creates them
+// (createLaterBuckets), a read-only one reads a missing one as empty.
+// Adding a bucket this way needs no format bump: older builds ignore it.
+var laterBuckets = [][]byte{
+	bucketReviews,
+}
 
 func seqKey(seq uint64) []byte {
 	return binary.BigEndian.AppendUint64(make([]byte, 0, 12), seq)
