@@ -45,6 +45,7 @@ func TestScripts(t *testing.T) {
 	}
 	testscript.Run(t, testscript.Params{
 		Dir: filepath.Join("testdata", "script"),
+		Cmds: reviewScriptCmds,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("SAMPLE", sample)
 			env.Setenv("IMPORT", filepath.Join(filepath.Dir(sample), "..", "ingest", "testdata", "import"))

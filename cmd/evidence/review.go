@@ -128,6 +128,7 @@ hold labels), in an order that mixes the strata; the summary goes to stderr, or 
 	cmd.Flags().StringVar(&out, "out", "", "write the items to this new file instead of stdout")
 	cmd.Flags().Uint64Var(&seed, "seed", 0, "sampling seed: the same seed over the same traces draws the same claims (default random, reported)")
 	cmd.Flags().BoolVar(&blind, "blind", false, "leave the judge's verdict out of the items, so the reviewer is not swayed by it")
+	snapshotFlag(cmd, o)
 	return cmd
 }
 
@@ -152,7 +153,7 @@ func printSampleSummary(w io.Writer, s *sampleSummary) {
 		if s.Since != nil {
 			fmt.Fprintf(w, " since %s", s.Since.Format(time.RFC3339))
 		}
-		fmt.Fprintf(w, " (%d verdicts with an error or no label)\n", s.Unreviewable)
+		fmt.Fprintf(w, " (%d verdict(s) with an error or no label)\n", s.Unreviewable)
 		return
 	}
 	fmt.Fprintf(w, "sampled %d of %d judged claims in %d strata to %s (seed %d)\n", s.Sampled, s.Population, len(s.Strata), where, s.Seed)
@@ -160,7 +161,7 @@ func printSampleSummary(w io.Writer, s *sampleSummary) {
 		fmt.Fprintf(w, "  %-20s %-14s %6d of %d\n", st.Judge, st.Label, st.Sampled, st.Population)
 	}
 	if s.Unreviewable > 0 {
-		fmt.Fprintf(w, "%d verdicts left out: an error, no label, or an unknown label\n", s.Unreviewable)
+		fmt.Fprintf(w, "%d verdict(s) left out: an error, no label, or an unknown label\n", s.Unreviewable)
 	}
 	fmt.Fprintf(w, "set human_label to %s, then: evidence review record FILE\n", labelList)
 }
@@ -387,7 +388,7 @@ func readReviewLine(r *bufio.Reader) ([]byte, error) {
 }
 
 func newReviewStatsCommand(o *options) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "stats",
 		Short: "Print each judge's agreement with the recorded human labels",
 		Long: `stats compares, for each judge id, its verdicts with the human labels recorded by review record, the
@@ -413,4 +414,6 @@ programs.`,
 			return nil
 		},
 	}
+	snapshotFlag(cmd, o)
+	return cmd
 }
