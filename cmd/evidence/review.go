@@ -92,7 +92,9 @@ hold labels), in an order that mixes the strata; the summary goes to stderr, or 
 				return err
 			}
 			w, report := o.stdout, o.stderr
-			if out != "" {
+			if out != "" && len(items) == 0 {
+				report = o.stdout // nothing to write: no empty file to stand in the way of the next sample
+			} else if out != "" {
 				f, err := os.OpenFile(out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 				if errors.Is(err, os.ErrExist) {
 					return usagef("review sample: %s exists and may hold labels: remove it or choose another --out", out)
@@ -153,7 +155,7 @@ func printSampleSummary(w io.Writer, s *sampleSummary) {
 		if s.Since != nil {
 			fmt.Fprintf(w, " since %s", s.Since.Format(time.RFC3339))
 		}
-		fmt.Fprintf(w, " (%d verdict(s) with an error or no label)\n", s.Unreviewable)
+		fmt.Fprintf(w, " (%d verdict(s) with an error or no label); nothing written\n", s.Unreviewable)
 		return
 	}
 	fmt.Fprintf(w, "sampled %d of %d judged claims in %d strata to %s (seed %d)\n", s.Sampled, s.Population, len(s.Strata), where, s.Seed)
@@ -207,6 +209,11 @@ others are stored, and the exit code is then 3.
 				}
 				defer f.Close()
 				in = f
+			}
+			// Reviews name stored traces: a store that does not exist
+			// holds none, and recording must not create one.
+			if _, err := os.Stat(o.db); errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("%w: no store at %s (set --db to the store the sample was drawn from)", store.ErrNotFound, o.db)
 			}
 			db, err := o.openStore(false)
 			if err != nil {

@@ -641,6 +641,8 @@ func dropBucket(t *testing.T, path, bucket string) {
 func TestReviewUsage(t *testing.T) {
 	db, path := openTestStore(t)
 	db.Close()
+	empty := filepath.Join(t.TempDir(), "empty.jsonl")
+	nostore := filepath.Join(t.TempDir(), "none.db")
 	for _, tt := range []struct {
 		args []string
 		code int
@@ -654,11 +656,20 @@ func TestReviewUsage(t *testing.T) {
 		{[]string{"review", "record", filepath.Join(t.TempDir(), "none.jsonl")}, exitUsage, "no such file"},
 		{[]string{"review", "stats", "x"}, exitUsage, "takes 0 argument"},
 		{[]string{"review", "sample", "--n", "3"}, exitOK, "no judged claims to sample"},
+		{[]string{"review", "sample", "--n", "3", "--out", empty}, exitOK, ""},
+		{[]string{"--db", nostore, "review", "record", "-"}, exitNotFound, "no store at"},
+		{[]string{"--db", nostore, "review", "stats"}, exitNotFound, "no store at"},
 	} {
 		code, _, errs := runCLI(t, append([]string{"--db", path}, tt.args...)...)
 		if code != tt.code || !strings.Contains(errs, tt.msg) {
 			t.Errorf("%v: exit %d (%s), want %d with %q", tt.args, code, errs, tt.code, tt.msg)
 		}
+	}
+	if _, err := os.Stat(empty); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("an empty sample created %s (%v): it would block the next one", empty, err)
+	}
+	if _, err := os.Stat(nostore); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("record without a store created %s (%v)", nostore, err)
 	}
 }
 
