@@ -5,13 +5,14 @@ import (
 	"cmp"
 	"container/heap"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	segjson "github.com/segmentio/encoding/json"
 
 	"github.com/evidence-rag/evidence/store"
 	"github.com/evidence-rag/evidence/verify"
@@ -158,7 +159,7 @@ func readJudgedTrace(tx *store.Tx, id string) (*judgedTrace, error) {
 		return nil, err
 	}
 	var t judgedTrace
-	if err := json.Unmarshal(b, &t); err != nil {
+	if err := segjson.Unmarshal(b, &t); err != nil {
 		return nil, fmt.Errorf("%w: trace %s: %v", store.ErrCorrupt, id, err)
 	}
 	t.TraceID = id
@@ -356,7 +357,7 @@ func sampleJudged(db *store.DB, n int, since time.Time, seed uint64, blind bool)
 				return nil
 			}
 			var t judgedScan
-			if err := json.Unmarshal(b, &t); err != nil {
+			if err := segjson.Unmarshal(b, &t); err != nil {
 				return fmt.Errorf("%w: trace %s: %v", store.ErrCorrupt, id, err)
 			}
 			if t.Time.Before(since) { // the id's millisecond prefix is coarser than the time
