@@ -694,3 +694,62 @@ var reviewScriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args
 		}
 	},
 }
+
+// FuzzRecordReviews: any review file gives a result or an error, never a
+// panic; every bad line it names is a line of the file, and nothing is
+// stored that the store's trace does not hold as judged.
+func FuzzRecordReviews(f *testing.F) {
+	id := "01a22161fe8000000000000000a1"
+	at := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
+	f.Add([]byte(`{"trace_id":"` + id + `","claim_id":"c1","judge":"j","human_label":"supported","note":""}` + "\n"))
+	f.Add([]byte(`{"trace_id":"` + id + `","claim_id":"c1","judge":"j","human_label":"contradicted","note":"x"}` + "\n\n{}\n"))
+	f.Add([]byte("not json\n{\"trace_id\":\"x\"}\r\n" + `{"trace_id":"` + id + `","claim_id":"c2","judge":"j","verdict":{"label":"supported"},"human_label":"x"}`))
+	path := filepath.Join(f.TempDir(), "e.db")
+	db, err := store.Open(path, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.PutTrace(id, judgedTraceJSON(f, id, at, judgedSpec{claimID: "c1", judge: "j", label: verify.JudgeSupported})); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		res, err := recordReviews(db, bytes.NewReader(in), at)
+		if err != nil {
+			t.Fatalf("recordReviews: %v", err)
+		}
+		lines := bytes.Count(in, []byte("\n")) + 1
+		for _, e := range res.Errors {
+			if e.Line < 1 || e.Line > lines {
+				t.Errorf("error on line %d of a %d-line file: %s", e.Line, lines, e.Error)
+			}
+		}
+		if n := res.Added + res.Replaced + res.Unchanged; n > 1 {
+			t.Errorf("%d reviews stored from a store with one judged claim", n)
+		}
+		_ = db.View(func(tx *store.Tx) error {
+			return tx.ForEachReview(func(r *store.Review) error {
+				if r.TraceID != id || r.ClaimID != "c1" || r.Judge != "j" || r.JudgeLabel != verify.JudgeSupported || labelIndex(r.HumanLabel) < 0 {
+					t.Errorf("stored review %+v", r)
+				}
+				return nil
+			})
+		})
+	})
+}
+
+func FuzzParseSince(f *testing.F) {
+	for _, s := range []string{"24h", "7d", "90m", "2026-11-30T00:00:00Z", "2026-11-30T00:00:00.5+02:00", "65535d", "-1h", "d"} {
+		f.Add(s)
+	}
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := parseSince(s, now)
+		if err != nil {
+			return
+		}
+		if _, perr := time.Parse(time.RFC3339Nano, s); perr != nil && got.After(now) {
+			t.Errorf("parseSince(%q) = %v: a duration went forward from now", s, got)
+		}
+	})
+}
