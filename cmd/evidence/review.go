@@ -283,7 +283,7 @@ func recordReviews(db *store.DB, in io.Reader, now time.Time) (*recordResult, er
 			bad("not a review item: %v", err)
 			continue
 		}
-		if dec.More() {
+		if dec.InputOffset() != int64(len(b)) {
 			bad("text after the item's JSON object")
 			continue
 		}
@@ -361,7 +361,7 @@ type lineTooLong struct{}
 
 func (*lineTooLong) Error() string { return "line too long" }
 
-// readReviewLine returns the next line without its newline; a line over
+// readReviewLine returns the next line, its newline included; a line over
 // maxReviewLine is read to its end and dropped, with a *lineTooLong. At
 // the end of the input it returns the last unterminated line, if any, and
 // io.EOF.

@@ -547,23 +547,24 @@ func TestRecordBadLines(t *testing.T) {
 		itemLine(t, unknownTrace),                                                          // 7
 		"",                                                                                 // 8: blank, ignored
 		itemLine(t, noClaim),                                                               // 9
-		itemLine(t, label(items[0], verify.JudgeContradicted)), // 10: item of line 1 again
-		itemLine(t, items[3]) + " {}",                          // 11: text after the object
-		itemLine(t, items[3]),                                  // 12: unlabelled, skipped
+		itemLine(t, label(items[0], verify.JudgeContradicted)),    // 10: item of line 1 again
+		itemLine(t, items[3]) + " {}",                             // 11: text after the object
+		itemLine(t, items[3]),                                     // 12: unlabelled, skipped
+		itemLine(t, label(items[3], verify.JudgeSupported)) + "]", // 13: a stray bracket after the object
 	}
 	writeItems(t, file, lines...)
 	code, out, errs := runCLI(t, "--db", path, "review", "record", file)
 	if code != exitPartial {
 		t.Fatalf("record with bad lines: exit %d, want %d: %s", code, exitPartial, errs)
 	}
-	if !strings.Contains(out, "recorded 1 reviews") || !strings.Contains(out, "1 skipped") || !strings.Contains(out, "9 bad lines") {
+	if !strings.Contains(out, "recorded 1 reviews") || !strings.Contains(out, "1 skipped") || !strings.Contains(out, "10 bad lines") {
 		t.Errorf("summary: %s", out)
 	}
 	for _, want := range []string{
 		":2: not a review item", `:3: not a review item: json: unknown field "notes"`, `:4: human_label "Supported": want supported | contradicted | not_addressed`,
 		`:5: claim`, `label "not_a_label"`, `:6: claim`, `judge "other-judge"`, ":7: trace 0000000000000000000000000000 is not in this store",
 		`:9: trace ` + noClaim.TraceID + ` reports no claim "c-none"`, ":10: claim " + fmt.Sprintf("%q", good.ClaimID) + " of trace " + good.TraceID + " is also on line 1",
-		":11: text after the item's JSON object",
+		":11: text after the item's JSON object", ":13: text after the item's JSON object",
 	} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
