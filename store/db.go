@@ -97,26 +97,13 @@ func (db *DB) init() error {
 		}
 		return false, nil
 	}
-	var fresh, later bool
-	err := db.view(func(tx *bolt.Tx) (err error) {
-		fresh, err = check(tx)
-		for _, name := range laterBuckets {
-			later = later || tx.Bucket(name) == nil
-		}
+	var fresh bool
+	err := db.view(func(tx *bolt.Tx) (err error) { fresh, err = check(tx); return err })
+	if err != nil {
 		return err
-	})
-	if err == nil && !fresh && later && !db.readOnly {
-		err = db.update(func(tx *bolt.Tx) error {
-			for _, name := range laterBuckets {
-				if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
 	}
-	if err != nil || !fresh {
-		return err
+	if !fresh {
+		return db.createLaterBuckets()
 	}
 	if db.readOnly {
 		return fmt.Errorf("%w: %s is empty", ErrNotStore, db.path)
@@ -128,6 +115,35 @@ func (db *DB) init() error {
 			}
 		}
 		return tx.Bucket(bucketMeta).Put(keyFormat, binary.BigEndian.AppendUint32(nil, FormatVersion))
+	})
+}
+
+// createLaterBuckets gives a store written before a bucket of laterBuckets
+// existed that bucket, on a writable open. A read-only open leaves the file
+// alone: readers treat a missing later bucket as empty. Only a store that
+// lacks one pays for the write transaction.
+func (db *DB) createLaterBuckets() error {
+	if db.readOnly {
+		return nil
+	}
+	var missing [][]byte
+	if err := db.view(func(tx *bolt.Tx) error {
+		for _, name := range laterBuckets {
+			if tx.Bucket(name) == nil {
+				missing = append(missing, name)
+			}
+		}
+		return nil
+	}); err != nil || len(missing) == 0 {
+		return err
+	}
+	return db.update(func(tx *bolt.Tx) error {
+		for _, name := range missing {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return fmt.Errorf("store: creating bucket %q: %w", name, err)
+			}
+		}
+		return nil
 	})
 }
 

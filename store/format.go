@@ -18,6 +18,7 @@ import (
 //	   access list), texts followed by their code-point index, layouts,
 //	   chunks keyed by (version seq, ordinal), quarantine and repair
 //	   indexes, failures, verification traces.
+//	   Later, without a bump (see laterBuckets): judgments, reviews.
 const FormatVersion = 1
 
 // Bucket names.
@@ -33,16 +34,20 @@ var (
 	bucketFailures   = []byte("failures")   // document id -> Failure (JSON)
 	bucketTraces     = []byte("traces")     // trace id -> verification trace (JSON)
 	bucketJudgments  = []byte("judgments")  // BLAKE3 key -> model judge verdict (see judgment.go)
+	bucketReviews    = []byte("reviews")    // trace id, 0x00, claim id -> Review (JSON)
 	allBuckets       = [][]byte{bucketMeta, bucketDocs, bucketVersions, bucketTexts,
 		bucketLayouts, bucketChunks, bucketQuarantine, bucketRepaired, bucketFailures, bucketTraces}
-	// laterBuckets were added within format 1: a store made before them
-	// lacks them, gets them on its first writable open, and reads them as
-	// empty when opened read-only.
-	laterBuckets = [][]byte{
-		bucketJudgments,
-	}
 	keyFormat = []byte("format")
 )
+
+// laterBuckets were added to format 1 after stores of it were written, so
+// an existing file may lack them: a writable open creates them
+// (createLaterBuckets), a read-only one reads a missing one as empty.
+// Adding a bucket this way needs no format bump: older builds ignore it.
+var laterBuckets = [][]byte{
+	bucketJudgments,
+	bucketReviews,
+}
 
 func seqKey(seq uint64) []byte {
 	return binary.BigEndian.AppendUint64(make([]byte, 0, 12), seq)

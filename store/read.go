@@ -293,6 +293,21 @@ func (t *Tx) Trace(id string) ([]byte, error) {
 	return bytes.Clone(b), nil
 }
 
+// ForEachTrace calls fn with every stored trace whose id is from or after
+// from, in id order: trace ids begin with their time in milliseconds, so a
+// scan of recent traces seeks rather than reads them all. The id and trace
+// point into the mapped file and are valid only during fn; an error from fn
+// stops the scan and is returned.
+func (t *Tx) ForEachTrace(from string, fn func(id, trace []byte) error) error {
+	c := t.tx.Bucket(bucketTraces).Cursor()
+	for k, v := c.Seek([]byte(from)); k != nil; k, v = c.Next() {
+		if err := fn(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Sequence returns the store's version sequence: how many versions were
 // ever written. A trace records it as the store state it saw.
 func (t *Tx) Sequence() uint64 { return t.tx.Bucket(bucketVersions).Sequence() }

@@ -75,6 +75,19 @@ func NewTraceID(now time.Time) (string, error) {
 	return hex.EncodeToString(id[:]), nil
 }
 
+// TraceIDFloor returns the least id NewTraceID can give at t or later
+// (its millisecond prefix), where a scan of the traces made since t starts
+// in the store's id order. Times before 1970 floor to "", the first id.
+func TraceIDFloor(t time.Time) string {
+	ms := t.UnixMilli()
+	if ms <= 0 {
+		return ""
+	}
+	var p [8]byte
+	binary.BigEndian.PutUint64(p[:], uint64(ms)<<16)
+	return hex.EncodeToString(p[:6])
+}
+
 // EncodeTrace returns the stored form of a trace whose policy and report
 // are already JSON, as a server has them (the policy encoded once, the
 // report as sent): the bytes json.Marshal of the Trace gives.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/evidence-rag/evidence/corpus"
 	"github.com/evidence-rag/evidence/ingest"
@@ -65,5 +66,24 @@ func TestAnswerStoresTrace(t *testing.T) {
 	if tr.TraceID != rep.TraceID || tr.StoreSequence != seq || seq == 0 || tr.Request.Principal != req.Principal ||
 		tr.Report.TraceID != rep.TraceID || tr.Report.Disposition != rep.Disposition || tr.Policy.Name != "default" {
 		t.Errorf("trace: %+v (store sequence %d)", tr, seq)
+	}
+}
+
+// TestTraceIDFloor: ids made at or after t sort at or after the floor of
+// t, ids made before t's millisecond sort before it.
+func TestTraceIDFloor(t *testing.T) {
+	base := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	floor := verify.TraceIDFloor(base)
+	for _, d := range []time.Duration{-24 * time.Hour, -time.Millisecond, 0, time.Microsecond, time.Millisecond, 7 * 24 * time.Hour} {
+		id, err := verify.NewTraceID(base.Add(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := id >= floor, d >= 0; got != want {
+			t.Errorf("id made at %+v: id >= floor is %v, want %v (id %s, floor %s)", d, got, want, id, floor)
+		}
+	}
+	if got := verify.TraceIDFloor(time.Unix(-5, 0)); got != "" {
+		t.Errorf("floor before 1970: got %q, want \"\"", got)
 	}
 }

@@ -13,7 +13,7 @@ const (
 	exitOK       = 0
 	exitError    = 1 // anything not listed below
 	exitUsage    = 2 // bad flags or arguments
-	exitPartial  = 3 // ingest: some files failed; resolve/chunk: nothing servable
+	exitPartial  = 3 // ingest: some files failed; resolve/chunk: nothing servable; review record: bad lines
 	exitFindings = 4 // audit found problems
 	exitNotFound = 5 // no such document, version or chunk
 	exitLocked   = 6 // another process holds the store
@@ -24,7 +24,8 @@ const exitHelp = `Exit codes:
   0  success
   1  error
   2  usage: bad flags or arguments
-  3  partial: ingest stored every good file but some failed; resolve/chunk found nothing servable
+  3  partial: ingest stored every good file but some failed; resolve/chunk found nothing servable;
+     review record stored every good line but some were bad
   4  audit found problems
   5  not found: no such document, version or chunk
   6  the store is locked by another process

@@ -44,7 +44,8 @@ func TestScripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	testscript.Run(t, testscript.Params{
-		Dir: filepath.Join("testdata", "script"),
+		Dir:  filepath.Join("testdata", "script"),
+		Cmds: reviewScriptCmds,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("SAMPLE", sample)
 			env.Setenv("IMPORT", filepath.Join(filepath.Dir(sample), "..", "ingest", "testdata", "import"))

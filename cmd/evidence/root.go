@@ -84,6 +84,7 @@ Offsets are half-open ranges of Unicode code points into a version's canonical t
 		newAuditCommand(o),
 		newVerifyCommand(o),
 		newTraceCommand(o),
+		newReviewCommand(o),
 		newExtractWorkerCommand(o),
 		newServeCommand(o),
 	)
