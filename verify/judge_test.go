@@ -145,11 +145,11 @@ func TestJudgeLabels(t *testing.T) {
 		entailment                                   string
 	}{
 		{verify.JudgeSupported, verify.Supported, verify.Accept, verify.EvidenceOK, verify.AnswerAccept,
-			[]string{}, []string{"resolution", "quote", "figures", "qualifiers", "judge"}, ""},
+			[]string{}, []string{"resolution", "quote", "figures", "qualifiers", "meaning", "judge"}, ""},
 		{verify.JudgeContradicted, verify.Contradicted, verify.BlockAnswer, verify.EvidenceContradicts, verify.AnswerBlock,
-			[]string{"judge_contradicted"}, []string{"resolution", "quote", "figures", "qualifiers"}, "not_checked"},
+			[]string{"judge_contradicted"}, []string{"resolution", "quote", "figures", "qualifiers", "meaning"}, "meaning_checks"},
 		{verify.JudgeNotAddressed, verify.Unsupported, verify.RemoveClaim, verify.EvidenceInsufficient, verify.AnswerAbstain,
-			[]string{"judge_not_addressed"}, []string{"resolution", "quote", "figures", "qualifiers"}, "not_checked"},
+			[]string{"judge_not_addressed"}, []string{"resolution", "quote", "figures", "qualifiers", "meaning"}, "meaning_checks"},
 	} {
 		t.Run(tt.label, func(t *testing.T) {
 			f := newFakeJudge(t, says(tt.label))
@@ -263,7 +263,7 @@ func TestJudgeBadAnswers(t *testing.T) {
 			}
 			for _, cr := range rep.Claims {
 				if cr.Disposition != verify.Review || !slices.Equal(cr.Reasons, []string{tt.reason}) || slices.Contains(cr.Checks, "judge") ||
-					cr.Entailment != verify.EntailmentNotChecked {
+					cr.Entailment != verify.EntailmentMeaning {
 					t.Errorf("claim %s: got %s %v checks %v entailment %s, want review [%s]", cr.ClaimID, cr.Disposition, cr.Reasons, cr.Checks, cr.Entailment, tt.reason)
 				}
 				if cr.Judge == nil || cr.Judge.Label != "" || !strings.Contains(strings.ToLower(cr.Judge.Error), strings.ToLower(tt.errIs)) {

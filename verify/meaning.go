@@ -733,6 +733,14 @@ func heldBy(evs []meaningEvidence, w string) bool {
 
 func heldExactly(evs []meaningEvidence, w string) bool {
 	for i := range evs {
+		// A quote cut mid-word ("… Policy FI" of "FIN-07") holds its own
+		// last and first words.
+		if e := &evs[i]; e.spanTo > e.spanFrom && e.spanTo <= len(e.context) {
+			span := e.context[e.spanFrom:e.spanTo]
+			if strings.HasSuffix(span, w) || strings.HasPrefix(span, w) {
+				return true
+			}
+		}
 		if containsWordFold(evs[i].chunk, w) || containsWordFold(evs[i].document, w) {
 			return true
 		}
