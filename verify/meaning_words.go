@@ -64,9 +64,6 @@ const (
 var valueNames = map[string]uint8{"min": vMin, "max": vMax, "before": vBefore, "after": vAfter, "up": vUp,
 	"down": vDown, "obligation": vObligation, "permission": vPermission, "recommendation": vRecommendation}
 
-var valueWords = [...]string{vMin: "lower bound", vMax: "upper bound", vBefore: "before", vAfter: "after", vUp: "up",
-	vDown: "down", vObligation: "obligation", vPermission: "permission", vRecommendation: "recommendation"}
-
 type phraseEntry struct {
 	words []string // from the second word on
 	kind  uint8
