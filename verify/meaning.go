@@ -144,7 +144,7 @@ func (m *meaningScanner) widen(ci int, ev []mtext, al []alignment) {
 		if from < 0 {
 			continue
 		}
-		u := mclause{from: from, to: to, segment: et.clauses[a.clause].segment, exception: -1}
+		u := mclause{from: from, to: to, segment: et.clauses[a.clause].segment, exception: -1, set: et.stemSet(from, to)}
 		for j := range et.clauses {
 			e := &et.clauses[j]
 			if e.from >= from && e.to <= to {
@@ -533,16 +533,8 @@ func (m *meaningScanner) exceptions(ev []mtext, evs []meaningEvidence, aligned [
 	}
 }
 
-// contentWords counts the content words of a clause.
-func (t *mtext) contentWords(c *mclause) int {
-	n := 0
-	for k := c.from; k < c.to; k++ {
-		if t.toks[k].content && !t.toks[k].neg {
-			n++
-		}
-	}
-	return n
-}
+// contentWords counts the distinct content words of a clause.
+func (t *mtext) contentWords(c *mclause) int { return len(c.set) }
 
 func (t *mtext) hasAnyStem(h uint32) bool {
 	for k := range t.toks {
@@ -584,6 +576,13 @@ func (m *meaningScanner) restsOn(et *mtext, e meaningEvidence, i, seg int, align
 // "14 days after") that the evidence states of the same figure only the
 // other way ("not exceed 4.00:1", "14 days before").
 func (m *meaningScanner) bounds(claim string, evs []meaningEvidence, res *meaningResult) {
+	bounded := false
+	for _, mt := range m.claim.matches {
+		bounded = bounded || mt.kind == kBound || mt.kind == kTiming
+	}
+	if !bounded {
+		return // the claim bounds no figure: nothing to compare
+	}
 	claimFigs := appendFigures(m.figs[:0], claim)
 	m.figs = claimFigs
 	if len(claimFigs) == 0 {
@@ -914,7 +913,7 @@ func bindings(t *mtext, out []binding) []binding {
 			if v+1 < len(toks) && (toks[v].w == "right" || toks[v].w == "option" || toks[v].w == "obligation") && toks[v+1].w == "to" {
 				v += 2
 			}
-			for v < len(toks) && v < end+3 && (lex.phrases[toks[v].w] != nil && !toks[v].content || toks[v].neg || toks[v].flags&fRestrict != 0) && toks[v].brk == brkNone {
+			for v < len(toks) && v < end+3 && (toks[v].info != nil && len(toks[v].info.phrases) > 0 && !toks[v].content || toks[v].neg || toks[v].flags&fRestrict != 0) && toks[v].brk == brkNone {
 				v++
 			}
 			if v < len(toks) && v > end && toks[v].content && !toks[v].cap && toks[v].brk == brkNone {
@@ -961,12 +960,12 @@ func meaningContext(chunk string, bs, be int, er *EvidenceReport) meaningEvidenc
 }
 
 // maxWiden bounds how far a span is widened to a sentence's ends.
-const maxWiden = 2000
+const maxWiden = 400
 
 func sentenceStart(s string, bs int) int {
 	for i := bs - 1; i >= 0 && bs-i <= maxWiden; i-- {
 		switch c := s[i]; {
-		case c == '\f' || c == '\n' && i > 0 && s[i-1] == '\n':
+		case c == '\f' || c == '\n' && (i > 0 && s[i-1] == '\n' || lineItem(s, i+1)):
 			return i + 1
 		case (c == '.' || c == '!' || c == '?') && i+1 < len(s) && isSpaceByte(s[i+1]) && stops(s, i):
 			return i + 1
@@ -984,13 +983,19 @@ func sentenceStop(s string, be int) int {
 	}
 	for i := be; i < len(s) && i-be <= maxWiden; i++ {
 		switch c := s[i]; {
-		case c == '\f' || c == '\n' && i+1 < len(s) && s[i+1] == '\n':
+		case c == '\f' || c == '\n' && (i+1 < len(s) && s[i+1] == '\n' || lineItem(s, i+1)):
 			return i
 		case (c == '.' || c == '!' || c == '?') && (i+1 == len(s) || isSpaceByte(s[i+1])) && stops(s, i):
 			return i + 1
 		}
 	}
 	return min(len(s), be+maxWiden)
+}
+
+// lineItem reports whether a line starting at i is a list item, a table
+// row or a heading: a sentence does not run across it.
+func lineItem(s string, i int) bool {
+	return i < len(s) && (s[i] == '-' || s[i] == '*' || s[i] == '#' || s[i] == '|')
 }
 
 func isSpaceByte(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }

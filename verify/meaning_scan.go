@@ -1,9 +1,11 @@
 package verify
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // mtok is one word of a text the meaning checks read.
@@ -19,7 +21,8 @@ type mtok struct {
 	content    bool  // counts for clause overlap
 	neg        bool  // a negator that counts (not inside "no more than", "not only")
 	negated    bool  // the word a negator denies
-	noPeriod   bool  // inside "annual report" and the like
+	info       *lexWord
+	noPeriod   bool // inside "annual report" and the like
 }
 
 const (
@@ -49,31 +52,41 @@ type mclause struct {
 	restricted bool
 	exception  int // token of the first exception phrase, or -1
 	condition  bool
+	set        []uint32 // sorted distinct stem hashes of its content words
 }
 
 // mtext is a scanned text.
 type mtext struct {
-	s       string
-	toks    []mtok
-	matches []pmatch
-	clauses []mclause
+	s           string
+	toks        []mtok
+	matches     []pmatch
+	clauses     []mclause
+	sets        []uint32 // the clauses' stem sets
+	lower       []byte   // arena of lower-cased words
+	conditional bool     // inside a conditional clause, while tokenizing
 }
 
 // scan tokenizes s and finds the lexicon's phrases, the clauses and what
 // each clause says.
 func (t *mtext) scan(s string) {
 	t.s = s
-	t.toks, t.matches, t.clauses = t.toks[:0], t.matches[:0], t.clauses[:0]
+	t.toks, t.matches, t.clauses, t.sets, t.lower = t.toks[:0], t.matches[:0], t.clauses[:0], t.sets[:0], t.lower[:0]
+	t.conditional = false
 	t.tokenize()
 	t.phrases()
 	t.split()
 }
 
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+func isWordRune(r rune) bool {
+	if r < 0x80 {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
 
 func (t *mtext) tokenize() {
 	s := t.s
-	brk, initial, conditional := brkSentence, true, false
+	brk, initial := brkSentence, true
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if !isWordRune(r) {
@@ -123,17 +136,7 @@ func (t *mtext) tokenize() {
 		}
 		word := s[start:i]
 		first, _ := utf8.DecodeRuneInString(word)
-		tok := mtok{start: start, end: i, brk: brk, cap: unicode.IsUpper(first), initial: initial, w: lowerWord(word)}
-		if brk >= brkSegment {
-			conditional = false
-		}
-		// A conditional is a clause of its own, to its comma: "if T is not
-		// an interface type, x.(T) asserts …" negates the condition only.
-		if conditionals[tok.w] {
-			tok.brk, conditional = max(tok.brk, brkClause), true
-		} else if conditional && tok.brk == brkComma {
-			tok.brk, conditional = brkClause, false
-		}
+		tok := mtok{start: start, end: i, brk: brk, cap: unicode.IsUpper(first), initial: initial, w: t.lowerWord(word)}
 		brk, initial = brkNone, false
 		if (tok.w == "no" || tok.w == "nos") && i < len(s) && s[i] == '.' {
 			tok.w += "." // "No. 1" numbers, it does not deny
@@ -148,17 +151,27 @@ func (t *mtext) tokenize() {
 	}
 }
 
-var conditionals = map[string]bool{"if": true, "when": true, "whenever": true, "since": true, "because": true,
-	"although": true, "though": true, "unless": true, "once": true}
-
 // add classifies a token by the lexicon and appends it.
 func (t *mtext) add(tok mtok) {
-	tok.flags = lex.flags[tok.w]
+	tok.info = lex.words[tok.w]
+	if tok.info != nil {
+		tok.flags = tok.info.flags
+	}
 	if tok.flags&fClauseBreak != 0 {
 		tok.brk = max(tok.brk, brkClause)
 	}
-	if base, ok := lex.irregular[tok.w]; ok {
-		tok.stem = base
+	// A conditional is a clause of its own, to its comma: "if T is not an
+	// interface type, x.(T) asserts …" negates the condition only.
+	if tok.brk >= brkSegment {
+		t.conditional = false
+	}
+	if tok.flags&fConditional != 0 {
+		tok.brk, t.conditional = max(tok.brk, brkClause), true
+	} else if t.conditional && tok.brk == brkComma {
+		tok.brk, t.conditional = brkClause, false
+	}
+	if tok.info != nil && tok.info.irregular != "" {
+		tok.stem = tok.info.irregular
 	} else {
 		tok.stem = stem(tok.w)
 	}
@@ -176,11 +189,27 @@ func fnv32(s string) uint32 {
 	return h
 }
 
-// lowerWord lower-cases a word, allocating only when it has capitals.
-func lowerWord(w string) string {
+// lowerWord lower-cases a word. A word with capitals is lowered into the
+// text's arena: the string lives until the next scan, which is as long as
+// anything keeps it (findings quote the text itself, not these words).
+func (t *mtext) lowerWord(w string) string {
 	for i := 0; i < len(w); i++ {
-		if c := w[i]; c >= 0x80 || 'A' <= c && c <= 'Z' {
+		if c := w[i]; c >= 0x80 {
 			return strings.ToLower(w)
+		} else if 'A' <= c && c <= 'Z' {
+			start := len(t.lower)
+			for j := 0; j < len(w); j++ {
+				c := w[j]
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				} else if c >= 0x80 {
+					t.lower = t.lower[:start]
+					return strings.ToLower(w)
+				}
+				t.lower = append(t.lower, c)
+			}
+			b := t.lower[start:]
+			return unsafe.String(unsafe.SliceData(b), len(b))
 		}
 	}
 	return w
@@ -256,8 +285,11 @@ func startsSentence(s string) bool {
 func (t *mtext) phrases() {
 	toks := t.toks
 	for i := range toks {
+		if toks[i].info == nil {
+			continue
+		}
 		seen := uint16(0)
-		for _, e := range lex.phrases[toks[i].w] {
+		for _, e := range toks[i].info.phrases {
 			if seen&(1<<e.kind) != 0 || !t.follows(i, e.words) {
 				continue
 			}
@@ -359,6 +391,16 @@ func (t *mtext) split() {
 			c.condition = true
 		}
 	}
+	// The sets may move while they grow: take the slices once all are in.
+	bounds := make([][2]int, 0, 16)
+	for ci := range t.clauses {
+		from := len(t.sets)
+		t.stemSet(t.clauses[ci].from, t.clauses[ci].to)
+		bounds = append(bounds, [2]int{from, len(t.sets)})
+	}
+	for ci := range t.clauses {
+		t.clauses[ci].set = t.sets[bounds[ci][0]:bounds[ci][1]:bounds[ci][1]]
+	}
 	for ci := range t.clauses {
 		c := &t.clauses[ci]
 		for k := c.from; k < c.to; k++ {
@@ -438,27 +480,35 @@ func (t *mtext) hasStem(c *mclause, h uint32) bool {
 }
 
 // overlap counts the distinct content stems of claim clause a found in
-// clause b of text u.
+// clause b of text u, and the distinct stems of a.
 func (t *mtext) overlap(a *mclause, u *mtext, b *mclause) (shared, total int) {
-	for k := a.from; k < a.to; k++ {
-		tok := &t.toks[k]
-		if !tok.content || tok.neg {
-			continue
-		}
-		dup := false
-		for j := a.from; j < k; j++ {
-			if t.toks[j].content && t.toks[j].hash == tok.hash {
-				dup = true
-				break
-			}
-		}
-		if dup {
-			continue
-		}
-		total++
-		if u.hasStem(b, tok.hash) {
+	x, y := a.set, b.set
+	for i, j := 0, 0; i < len(x) && j < len(y); {
+		switch {
+		case x[i] == y[j]:
 			shared++
+			i++
+			j++
+		case x[i] < y[j]:
+			i++
+		default:
+			j++
 		}
 	}
-	return shared, total
+	return shared, len(x)
+}
+
+// stemSet returns the sorted distinct content stems of tokens [from, to).
+func (t *mtext) stemSet(from, to int) []uint32 {
+	start := len(t.sets)
+	for k := from; k < to; k++ {
+		if tok := &t.toks[k]; tok.content && !tok.neg {
+			t.sets = append(t.sets, tok.hash)
+		}
+	}
+	set := t.sets[start:]
+	slices.Sort(set)
+	set = slices.Compact(set)
+	t.sets = t.sets[:start+len(set)]
+	return set[:len(set):len(set)]
 }

@@ -28,6 +28,7 @@ type meaningWords struct {
 	Exceptions         [][]string            `json:"exceptions"`
 	ConditionWords     []string              `json:"condition_words"`
 	ClauseBreaks       []string              `json:"clause_breaks"`
+	Conditionals       []string              `json:"conditionals"`
 	Auxiliaries        []string              `json:"auxiliaries"`
 	NameStoplist       []string              `json:"name_stoplist"`
 	DocumentWords      []string              `json:"document_words"`
@@ -79,15 +80,25 @@ const (
 	fNameStop
 	fDocWord
 	fRole
+	fConditional // starts a conditional clause: "if", "when", "unless"
 )
 
+// lexWord is all the lexicon knows of a word: one map lookup per token.
+type lexWord struct {
+	flags     uint16
+	phrases   []phraseEntry // starting with the word, longest first
+	irregular string        // "paid" -> "pay"
+}
+
 type lexicon struct {
+	words        map[string]*lexWord
 	phrases      map[string][]phraseEntry // by first word, longest first
 	flags        map[string]uint16
 	negPredicate map[string][]string // stem prefix -> the positive stems it denies
 	irregular    map[string]string   // "paid" -> "pay"
 	periodNames  []string
 	drugSuffixes []string
+	drugTails    map[string]bool // last three letters of the suffixes: a cheap first test
 }
 
 var lex = mustLexicon(meaningWordsJSON)
@@ -153,10 +164,31 @@ func parseLexicon(b []byte) (*lexicon, error) {
 		l.phrases[first] = es
 	}
 	for flag, ws := range map[uint16][]string{fAux: w.Auxiliaries, fRestrict: w.Restriction, fCondition: w.ConditionWords,
-		fClauseBreak: w.ClauseBreaks, fNameStop: w.NameStoplist, fDocWord: w.DocumentWords, fRole: w.Roles} {
+		fClauseBreak: w.ClauseBreaks, fNameStop: w.NameStoplist, fDocWord: w.DocumentWords, fRole: w.Roles,
+		fConditional: w.Conditionals} {
 		for _, x := range ws {
 			l.flags[x] |= flag
 		}
+	}
+	l.words = map[string]*lexWord{}
+	word := func(w string) *lexWord {
+		if l.words[w] == nil {
+			l.words[w] = &lexWord{}
+		}
+		return l.words[w]
+	}
+	for w, es := range l.phrases {
+		word(w).phrases = es
+	}
+	for w, f := range l.flags {
+		word(w).flags = f
+	}
+	for w, base := range l.irregular {
+		word(w).irregular = base
+	}
+	l.drugTails = map[string]bool{}
+	for _, suffix := range l.drugSuffixes {
+		l.drugTails[suffix[len(suffix)-3:]] = true
 	}
 	return l, nil
 }
@@ -175,7 +207,7 @@ func (l *lexicon) negatedStems(stem string) ([]string, bool) {
 // drugName reports whether a lower-case word looks like a drug's
 // international name by its stem ("-mab", "-pril", "-statin").
 func (l *lexicon) drugName(w string) bool {
-	if len(w) < 7 {
+	if len(w) < 7 || !l.drugTails[w[len(w)-3:]] {
 		return false
 	}
 	for _, s := range l.drugSuffixes {
@@ -191,7 +223,10 @@ func (l *lexicon) drugName(w string) bool {
 // substring: no allocation.
 func stem(w string) string {
 	w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
-	for _, s := range stemSuffixes {
+	if n := len(w); n < 4 || !stemEnds[w[n-1]] {
+		return w
+	}
+	for _, s := range stemsByEnd[w[len(w)-1]] {
 		if len(w)-len(s) >= 3 && strings.HasSuffix(w, s) {
 			w = w[:len(w)-len(s)]
 			// "submitted" -> "submitt" -> "submit"
@@ -202,6 +237,20 @@ func stem(w string) string {
 		}
 	}
 	return w
+}
+
+// stemEnds are the last letters of stemSuffixes: most words end in none;
+// stemsByEnd lists the suffixes by last letter, in stemSuffixes' order.
+var (
+	stemEnds   [256]bool
+	stemsByEnd [256][]string
+)
+
+func init() {
+	for _, s := range stemSuffixes {
+		stemEnds[s[len(s)-1]] = true
+		stemsByEnd[s[len(s)-1]] = append(stemsByEnd[s[len(s)-1]], s)
+	}
 }
 
 var stemSuffixes = []string{"ements", "ement", "ments", "ment", "ations", "ation", "ables", "able", "ings", "ing",
