@@ -487,18 +487,19 @@ func number(s string, i int, cur string, from int) (Figure, int, bool) {
 	f := Figure{Kind: "number", Value: val}
 	end := j
 	switch {
-	case prefixFold(s, j, "%-point") || prefixFold(s, j, " %-point"):
-		// "2 %-points", "2 percentage points", "2 pp": a difference of
-		// percentages, never a percentage: 0.25 percentage points ≠ 0.25%.
-		_, end = wordAt(s, strings.IndexByte(s[j:], '-')+j+1)
-		f.Kind = "percentage_point"
+	case strings.HasPrefix(s[j:], "%") || strings.HasPrefix(s[j:], " %"):
+		f.Kind, end = "percent", strings.Index(s[j:], "%")+j+1
+		if prefixFold(s, end, "-point") {
+			// "2 %-points", "2 percentage points", "2 pp": a difference of
+			// percentages, never a percentage: 0.25 percentage points ≠ 0.25%.
+			f.Kind = "percentage_point"
+			_, end = wordAt(s, end+1)
+		}
 	case lw == "percentage" && prefixFold(s, w, " point"):
 		f.Kind = "percentage_point"
 		_, end = wordAt(s, w+1)
 	case lw == "pp" || lw == "ppt" || lw == "ppts":
 		f.Kind, end = "percentage_point", w
-	case strings.HasPrefix(s[j:], "%") || strings.HasPrefix(s[j:], " %"):
-		f.Kind, end = "percent", strings.Index(s[j:], "%")+j+1
 	case lw == "percent" || lw == "per" && prefixFold(s, w, " cent"):
 		f.Kind, end = "percent", w
 		if lw == "per" {

@@ -157,6 +157,9 @@ func currencyAt(s string, i int) (string, int, int) {
 	case isUpper(rune(c)) && wordStart(s, i) && i+3 <= len(s) && currencyCodes[s[i:i+3]] && (i+3 == len(s) || !isWordByte(s[i+3]) || s[i+3] == 'm' || s[i+3] == 'k'):
 		return s[i : i+3], i, i + 3 // "EUR", "EURm"
 	case c == '$':
+		if i >= 2 && s[i-2:i] == "US" && wordStart(s, i-2) {
+			return "USD", i - 2, i + 1 // "(US$m)"
+		}
 		return "USD", i, i + 1
 	case c >= utf8.RuneSelf:
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -245,11 +248,20 @@ func numberAfter(s string, i int) bool {
 	return j < len(s) && isDigit(rune(s[j]))
 }
 
-// spanContradicts checks a claim's figures against a span by DESIGN §5:
-// the claim figures the span lacks, and whether one is contradicted.
-// Only on the failure path of a loosely matched quote.
-func spanContradicts(claim, span, before string) ([]Figure, bool) {
-	cf := Figures(claim)
+// spanContradicts checks, by DESIGN §5, the claim's figures that its
+// loosely matched quote states too against the span the quote matched: the
+// citation says it shows them, and the span shows another figure of the
+// same kind. It returns those absent from the span, and whether one is
+// contradicted. A claim figure the quote does not state may stand in
+// another citation of the claim, so it is left to the claim's check on all
+// its evidence. Only on the failure path of an altered quote.
+func spanContradicts(claim string, quote []Figure, span, before string) ([]Figure, bool) {
+	var cf []Figure
+	for _, f := range Figures(claim) {
+		if hasFigure(quote, f) {
+			cf = append(cf, f)
+		}
+	}
 	if len(cf) == 0 {
 		return nil, false
 	}

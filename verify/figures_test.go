@@ -216,7 +216,7 @@ func TestNextScale(t *testing.T) {
 		{"(in EUR thousands)", "EUR/3"}, {"in thousands of euros", "EUR/3"}, {"(€m)", "EUR/6"}, {"EUR m", "EUR/6"},
 		{"USD millions", "USD/6"}, {"$ in millions", "USD/6"}, {"(€000)", "EUR/3"}, {"(€'000)", "EUR/3"},
 		{"amounts in EUR million", "EUR/6"}, {"(EURm)", "EUR/6"}, {"(in millions of US dollars)", "USD/6"},
-		{"(£bn)", "GBP/9"}, {"| CHF k |", "CHF/3"},
+		{"(£bn)", "GBP/9"}, {"| CHF k |", "CHF/3"}, {"(US$m)", "USD/6"}, {"Revenue, in US$ thousands", "USD/3"},
 		{"a fee of EUR 5 million", ""}, {"EUR m 12.5", ""}, {"the EUR m figures", ""}, {"5 millions of euros", ""},
 		{"EURO m", ""}, {"€5m", ""},
 	}
@@ -257,21 +257,28 @@ func TestWithoutOwnSections(t *testing.T) {
 }
 
 func TestSpanContradicts(t *testing.T) {
+	span := "The board approved a dividend of EUR 1.20 per share"
 	tests := []struct {
-		claim, span  string
-		contradicted bool
+		claim, quote, span string
+		contradicted       bool
 	}{
 		// The model altered quote and claim alike: the span contradicts.
-		{"The dividend is EUR 1.28 per share.", "The board approved a dividend of EUR 1.20 per share", true},
+		{"The dividend is EUR 1.28 per share.", "a dividend of EUR 1.28 per share", span, true},
 		// The claim keeps the span's figure: only the quote is wrong.
-		{"The dividend is EUR 1.20 per share.", "The board approved a dividend of EUR 1.20 per share", false},
+		{"The dividend is EUR 1.20 per share.", "a dividend of EUR 1.28 per share", span, false},
 		// A figure of another kind contradicts nothing: missing only.
-		{"The dividend is paid within 14 days.", "The board approved a dividend of EUR 1.20 per share", false},
-		{"Clause 7 applies.", "Clause 22.2 applies", false},
+		{"The dividend is paid within 14 days.", "paid within 14 days", span, false},
+		{"Clause 7 applies.", "Clause 7 applies", "Clause 22.2 applies", false},
+		// A claim figure the quote does not state may stand in another
+		// citation: EUR 5 million is not this span's to contradict.
+		{"EUR 5 million in 2024 and EUR 6 million in 2025", "EUR 6 million in 2025 and EUR 7.1 million in 2026",
+			"EUR 6 million in 2025 and EUR 7 million in 2026", false},
+		// Claim and quote altered differently: left to the claim's check.
+		{"The dividend is EUR 1.30 per share.", "a dividend of EUR 1.28 per share", span, false},
 	}
 	for _, tt := range tests {
-		if _, got := spanContradicts(tt.claim, tt.span, ""); got != tt.contradicted {
-			t.Errorf("spanContradicts(%q, %q) = %v, want %v", tt.claim, tt.span, got, tt.contradicted)
+		if _, got := spanContradicts(tt.claim, Figures(tt.quote), tt.span, ""); got != tt.contradicted {
+			t.Errorf("spanContradicts(%q, %q, %q) = %v, want %v", tt.claim, tt.quote, tt.span, got, tt.contradicted)
 		}
 	}
 }

@@ -359,15 +359,16 @@ func (c *checker) evidence(e *Evidence, claim string) (EvidenceReport, accepted,
 	span := chunkText[bs:be]
 	// A quote that matched only loosely must still carry the span's figures
 	// exactly: OCR noise is excused, a changed digit is not. The span is
-	// what the citation points at: when it contradicts the claim's own
-	// figures, the model altered quote and claim alike, and that blocks.
+	// what the citation points at: when it contradicts a figure that claim
+	// and quote state alike, the model altered both, and that blocks.
 	if m.Level != match.LevelExact {
-		if miss := changedValues(Figures(e.Quote), Figures(span)); len(miss) > 0 {
+		quoted := Figures(e.Quote)
+		if miss := changedValues(quoted, Figures(span)); len(miss) > 0 {
 			er.Status = EvidenceInsufficient
 			er.MissingFigures = miss
 			er.Reasons = append(er.Reasons, "quote_figures_differ")
 			d := RemoveClaim
-			if claimMissing, contradicted := spanContradicts(claim, span, chunkText[:bs]); contradicted {
+			if claimMissing, contradicted := spanContradicts(claim, quoted, span, chunkText[:bs]); contradicted {
 				er.Status, d = EvidenceContradicts, BlockAnswer
 				er.MissingFigures = appendNewFigures(er.MissingFigures, claimMissing)
 				er.Reasons = append(er.Reasons, "figure_contradicted")
