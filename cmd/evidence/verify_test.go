@@ -39,8 +39,8 @@ func TestVerifyWithoutClaims(t *testing.T) {
 		return p
 	}
 	grounded := write("grounded.json", verify.Request{RequestID: "r1", Retrieved: []string{rec.ChunkID}})
-	code, out, errs := runCLI(t, "--db", db, "verify", "--no-trace", grounded)
-	for _, want := range []string{"answer r1: ACCEPT", "grounding: grounded", `source [1] "Expense Policy": policy.md version `,
+	code, out, errs := runCLI(t, "--db", db, "verify", grounded)
+	for _, want := range []string{"answer r1: ACCEPT", "\ntrace ", "grounding: grounded", `source [1] "Expense Policy": policy.md version `,
 		"(current) p.1 effective 2025-01-01 file://", "#expense-policy [chunks " + rec.ChunkID + "]"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("verify: output lacks %q:\n%s", want, out)
