@@ -250,6 +250,12 @@ func (j *httpJudge) chat(ctx context.Context, in *JudgeInput) (JudgeVerdict, err
 	if err != nil {
 		return JudgeVerdict{}, err
 	}
+	return parseChat(b)
+}
+
+// parseChat reads a chat completion's answer: the JSON verdict asked
+// for, or a MiniCheck-style Yes or No.
+func parseChat(b []byte) (JudgeVerdict, error) {
 	var resp chatResponse
 	if err := json.Unmarshal(b, &resp); err != nil {
 		return JudgeVerdict{}, fmt.Errorf("%w: not a chat completion: %v: %.80q", ErrJudgeMalformed, err, b)
