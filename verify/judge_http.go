@@ -215,10 +215,10 @@ type chatResponse struct {
 	} `json:"choices"`
 }
 
-// JudgeUserMessage is the user message of the openai format, in
+// judgeUserMessage is the user message of the openai format, in
 // MiniCheck's template: "Document: " and the evidence spans (a blank line
 // between two), then a line "Claim: " and the claim.
-func JudgeUserMessage(in *JudgeInput) string {
+func judgeUserMessage(in *JudgeInput) string {
 	var b strings.Builder
 	b.WriteString("Document: ")
 	for i, s := range in.Evidence {
@@ -237,7 +237,7 @@ func (j *httpJudge) chat(ctx context.Context, in *JudgeInput) (JudgeVerdict, err
 		Model: j.model,
 		Messages: []chatMessage{
 			{Role: "system", Content: JudgeSystemPrompt},
-			{Role: "user", Content: JudgeUserMessage(in)},
+			{Role: "user", Content: judgeUserMessage(in)},
 		},
 		MaxTokens:   512,
 		Logprobs:    true,
