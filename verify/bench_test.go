@@ -169,6 +169,27 @@ func BenchmarkVerify10ClaimsCachedJudge(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
 }
 
+// BenchmarkCachedVerdict: one verdict read back from the store, the part
+// of BenchmarkVerify10ClaimsCachedJudge's difference that is the cache.
+func BenchmarkCachedVerdict(b *testing.B) {
+	db, _, texts := benchStore(b, 2, 64<<10, ingest.DefaultChunkOptions.Size)
+	j := &countingJudge{}
+	cj := verify.CachedJudge(j, db)
+	in := verify.JudgeInput{RequestID: "bench", ClaimID: "c1", Claim: quote200(texts[0]), Evidence: []string{quote200(texts[0])}}
+	if _, err := cj.Judge(context.Background(), in); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if v, err := cj.Judge(context.Background(), in); err != nil || !v.Cached {
+			b.Fatalf("%v %+v", err, v)
+		}
+	}
+	if j.calls.Load() != 1 {
+		b.Fatalf("%d calls, want 1", j.calls.Load())
+	}
+}
+
 // BenchmarkVerifyLevels: claims/s for 200-code-point quotes in
 // 2,000-code-point chunks, by the level they match at.
 func BenchmarkVerifyLevels(b *testing.B) {

@@ -89,7 +89,7 @@ func decide(rep *Report, req *Request, pol *Policy) {
 		rep.Disposition = AnswerReview
 	case anyReview:
 		rep.Disposition = AnswerReview
-		rep.Reasons = append(rep.Reasons, "superseded_evidence")
+		rep.Reasons = appendReviewReasons(rep.Reasons, rep.Claims)
 	case anyClarify:
 		rep.Disposition = AnswerClarify
 	case anyRemoved:
@@ -100,4 +100,38 @@ func decide(rep *Report, req *Request, pol *Policy) {
 	if req.RetrievalError != "" && !slices.Contains(rep.Reasons, RetrievalUnavailable) {
 		rep.Reasons = append(rep.Reasons, RetrievalUnavailable)
 	}
+}
+
+// appendReviewReasons names why claims went to review: a superseded
+// citation ("superseded_evidence"), or the judge's reason codes
+// (judge_required, judge_unavailable, judge_malformed), each once;
+// "claim_review" for another cause.
+func appendReviewReasons(reasons []string, claims []ClaimReport) []string {
+	n := len(reasons)
+	add := func(r string) {
+		if !slices.Contains(reasons, r) {
+			reasons = append(reasons, r)
+		}
+	}
+	for i := range claims {
+		cr := &claims[i]
+		if cr.Disposition != Review {
+			continue
+		}
+		for _, e := range cr.Evidence {
+			if e.Status == EvidenceStale {
+				add("superseded_evidence")
+			}
+		}
+		for _, r := range cr.Reasons {
+			switch r {
+			case ReasonJudgeRequired, ReasonJudgeUnavailable, ReasonJudgeMalformed:
+				add(r)
+			}
+		}
+	}
+	if len(reasons) == n {
+		reasons = append(reasons, "claim_review") // a review finding without a code of its own here
+	}
+	return reasons
 }

@@ -13,6 +13,11 @@
 // carried. Support (citations) and coverage (claims and factual sentences)
 // are measured apart and never merged.
 //
+// An optional model judge (Judge, docs/judge.md) is then asked about each
+// claim that passed every check, shown only that claim and its own
+// accepted spans; it can only downgrade the claim, and a judge that fails
+// sends it to review. It runs outside the store's read transaction.
+//
 // Verification reads only what ingest stored; the model never supplies a
 // URL, page or document identity. Check is read-only and fast; Answer
 // also stores the trace.

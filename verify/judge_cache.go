@@ -125,5 +125,6 @@ func decodeJudgment(b []byte) (JudgeVerdict, bool) {
 		LatencyMS: math.Float64frombits(binary.BigEndian.Uint64(b[10:])),
 		Fragment:  string(b[18:]),
 	}
-	return v, checkVerdict(&v) == nil
+	ok := checkVerdict(&v) == nil && v.LatencyMS >= 0 && !math.IsInf(v.LatencyMS, 1) // false for NaN too
+	return v, ok
 }

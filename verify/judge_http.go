@@ -215,10 +215,10 @@ type chatResponse struct {
 	} `json:"choices"`
 }
 
-// JudgeUserMessage is the user message of the openai format, in
+// judgeUserMessage is the user message of the openai format, in
 // MiniCheck's template: "Document: " and the evidence spans (a blank line
 // between two), then a line "Claim: " and the claim.
-func JudgeUserMessage(in *JudgeInput) string {
+func judgeUserMessage(in *JudgeInput) string {
 	var b strings.Builder
 	b.WriteString("Document: ")
 	for i, s := range in.Evidence {
@@ -237,7 +237,7 @@ func (j *httpJudge) chat(ctx context.Context, in *JudgeInput) (JudgeVerdict, err
 		Model: j.model,
 		Messages: []chatMessage{
 			{Role: "system", Content: JudgeSystemPrompt},
-			{Role: "user", Content: JudgeUserMessage(in)},
+			{Role: "user", Content: judgeUserMessage(in)},
 		},
 		MaxTokens:   512,
 		Logprobs:    true,
@@ -250,6 +250,12 @@ func (j *httpJudge) chat(ctx context.Context, in *JudgeInput) (JudgeVerdict, err
 	if err != nil {
 		return JudgeVerdict{}, err
 	}
+	return parseChat(b)
+}
+
+// parseChat reads a chat completion's answer: the JSON verdict asked
+// for, or a MiniCheck-style Yes or No.
+func parseChat(b []byte) (JudgeVerdict, error) {
 	var resp chatResponse
 	if err := json.Unmarshal(b, &resp); err != nil {
 		return JudgeVerdict{}, fmt.Errorf("%w: not a chat completion: %v: %.80q", ErrJudgeMalformed, err, b)

@@ -321,8 +321,8 @@ func TestJudgeBudget(t *testing.T) {
 			t.Errorf("claim %s: got %s %v %+v, want review for the spent budget", cr.ClaimID, cr.Disposition, cr.Reasons, cr.Judge)
 		}
 	}
-	if rep.Disposition != verify.AnswerReview {
-		t.Errorf("answer: got %s, want review", rep.Disposition)
+	if rep.Disposition != verify.AnswerReview || !slices.Equal(rep.Reasons, []string{"judge_unavailable"}) {
+		t.Errorf("answer: got %s %v, want review [judge_unavailable]", rep.Disposition, rep.Reasons)
 	}
 }
 
@@ -486,6 +486,9 @@ func TestRequireJudge(t *testing.T) {
 					}
 					if cr.Disposition != want || !slices.Equal(cr.Reasons, reasons) {
 						t.Errorf("claim %s (risk %q): got %s %v, want %s %v", cr.ClaimID, req.Claims[i].Risk, cr.Disposition, cr.Reasons, want, reasons)
+					}
+					if required && !withJudge && (rep.Disposition != verify.AnswerReview || !slices.Equal(rep.Reasons, []string{"judge_required"})) {
+						t.Errorf("answer: got %s %v, want review [judge_required]", rep.Disposition, rep.Reasons)
 					}
 					if judged := cr.Judge != nil; judged != withJudge || judged && cr.Entailment != "judge:"+plainJudge(t, f).ID() {
 						t.Errorf("claim %s: verdict %+v entailment %s", cr.ClaimID, cr.Judge, cr.Entailment)

@@ -142,6 +142,12 @@ func TestVerifyJudge(t *testing.T) {
 			t.Errorf("%v: exit %d, %q; want %d and %q", tt.args, code, errs, exitUsage, tt.err)
 		}
 	}
+	// serve takes the same flags, checked before it opens the store.
+	for _, args := range [][]string{{"--judge", "ftp://h/"}, {"--judge-format", "openai"}, {"--judge", yes.URL, "--judge-format", "openai"}} {
+		if code, _, errs := runCLI(t, append([]string{"--db", db, "serve", "--addr", "127.0.0.1:0"}, args...)...); code != exitUsage {
+			t.Errorf("serve %v: exit %d (%s), want %d", args, code, errs, exitUsage)
+		}
+	}
 }
 
 // TestServeJudge: the server asks its judge about the claims that pass
