@@ -469,15 +469,6 @@ func (t *mtext) head(i int, c *mclause) int {
 	return -1
 }
 
-// hasStem reports whether the clause holds a content word of hash h.
-func (t *mtext) hasStem(c *mclause, h uint32) bool {
-	for k := c.from; k < c.to; k++ {
-		if t.toks[k].content && t.toks[k].hash == h {
-			return true
-		}
-	}
-	return false
-}
 
 // overlap counts the distinct content stems of claim clause a found in
 // clause b of text u, and the distinct stems of a.
