@@ -469,7 +469,6 @@ func (t *mtext) head(i int, c *mclause) int {
 	return -1
 }
 
-
 // overlap counts the distinct content stems of claim clause a found in
 // clause b of text u, and the distinct stems of a.
 func (t *mtext) overlap(a *mclause, u *mtext, b *mclause) (shared, total int) {
