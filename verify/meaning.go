@@ -53,6 +53,14 @@ type meaningScanner struct {
 type alignment struct{ ev, clause int }
 
 func (m *meaningScanner) check(claim string, evs []meaningEvidence) meaningResult {
+	if restates(claim, evs) {
+		return meaningResult{}
+	}
+	return m.checkAll(claim, evs)
+}
+
+// checkAll runs every meaning check.
+func (m *meaningScanner) checkAll(claim string, evs []meaningEvidence) meaningResult {
 	var res meaningResult
 	m.claim.scan(claim)
 	for len(m.ev) < len(evs) {
@@ -81,6 +89,116 @@ func (m *meaningScanner) check(claim string, evs []meaningEvidence) meaningResul
 	m.names(evs, &res)
 	m.roles(evs, &res)
 	return res
+}
+
+// restates reports whether the claim is, word for word, part of the
+// sentence of one of its citations, and the rest of that sentence holds
+// nothing that could turn it around: no negator, exception or
+// restriction, and no bound or timing right beside it. Every check would
+// then find nothing (the claim's words, names, figures and bindings are
+// the evidence's own), so none runs: the answer that restates its quotes
+// pays for one scan of a few words.
+func restates(claim string, evs []meaningEvidence) bool {
+	claim = strings.TrimRight(claim, ". ")
+	if claim == "" {
+		return false
+	}
+	for i := range evs {
+		ctx := evs[i].context
+		at := strings.Index(ctx, claim)
+		if at >= 0 && !wholeWord(ctx, at, at+len(claim)) {
+			at = -1 // inside a word: not the claim's words
+		}
+		if at < 0 {
+			if debugRestates {
+				println("NOTIN", claim, "|||", ctx)
+			}
+			continue
+		}
+		if !quietAround(ctx[:at], ctx[at+len(claim):]) {
+			if debugRestates {
+				println("LOUD", ctx[:at], "|||", ctx[at+len(claim):])
+			}
+			return false
+		}
+		return true
+	}
+	return false
+}
+
+// quietAround reports whether the words before and after a restated claim
+// in its sentence hold no negator, exception or restriction anywhere, and
+// no bound or timing among the four words before it and the three after.
+func quietAround(before, after string) bool {
+	return !loud(before, words(before)-4) && !loud(after, -3)
+}
+
+// words counts the words of s as loud splits them.
+func words(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		for i < len(s) && !isWordByteASCII(s[i]) {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
+		for i < len(s) && isWordByteASCII(s[i]) {
+			i++
+		}
+		n++
+	}
+	return n
+}
+
+// loud reports whether s holds a negator, exception or restriction, or a
+// bound or timing among its words from the boundsFrom-th (0-based) on; a
+// negative boundsFrom -k means among its first k words.
+func loud(s string, boundsFrom int) bool {
+	n := 0
+	for i := 0; i < len(s); {
+		for i < len(s) && !isWordByteASCII(s[i]) {
+			i++
+		}
+		j := i
+		for j < len(s) && isWordByteASCII(s[j]) {
+			j++
+		}
+		if j == i {
+			break
+		}
+		word := strings.Trim(s[i:j], "'-")
+		i = j
+		near := boundsFrom >= 0 && n >= boundsFrom || boundsFrom < 0 && n < -boundsFrom
+		n++
+		if strings.HasSuffix(word, "n't") || strings.HasSuffix(word, "n’t") {
+			return true
+		}
+		w := lex.lowerLookup(word)
+		if w == nil {
+			continue
+		}
+		if w.flags&fRestrict != 0 {
+			return true
+		}
+		for _, e := range w.phrases {
+			switch e.kind {
+			case kNeg, kException:
+				return true
+			case kBound, kTiming:
+				if near {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// isWordByteASCII: letters, digits, apostrophes and hyphens, and any byte
+// of a multi-byte character (no lexicon word has one; "n’t" is checked).
+func isWordByteASCII(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '\'' || c == '-' || c >= 0x80
 }
 
 // align returns the evidence clauses that share the most of claim clause
@@ -809,9 +927,9 @@ func (m *meaningScanner) roles(evs []meaningEvidence, res *meaningResult) {
 				continue
 			}
 			switch {
-			case cb.verb != "" && eb.role == cb.role, cb.verb == "" && eb.role == cb.role && eb.name == cb.name:
+			case cb.verb != "" && eb.role == cb.role, cb.verb == "" && eb.role == cb.role && sameName(eb.name, cb.name):
 				same = true
-			case cb.verb == "" && (eb.name == cb.name) != (eb.role == cb.role):
+			case cb.verb == "" && sameName(eb.name, cb.name) != (eb.role == cb.role):
 				others = append(others, eb)
 			case cb.verb != "" && eb.role != cb.role:
 				others = append(others, eb)
@@ -827,6 +945,15 @@ func (m *meaningScanner) roles(evs []meaningEvidence, res *meaningResult) {
 		m.add(res, "role", reasonRole, cb.text, o.text)
 		res.contradicted = true
 	}
+}
+
+// sameName reports whether two lower-cased names are one, or one is the
+// other shortened at word boundaries ("street bank", "alder street bank").
+func sameName(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return a == b || strings.Contains(" "+b+" ", " "+a+" ")
 }
 
 func distinctRoles(bs []binding) int {
@@ -1079,3 +1206,5 @@ func (t *mtext) meaningWords() string {
 	}
 	return b.String()
 }
+
+var debugRestates = false

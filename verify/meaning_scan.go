@@ -84,12 +84,27 @@ func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
+// asciiWord marks the ASCII bytes a word is made of.
+var asciiWord = func() (w [128]bool) {
+	for c := '0'; c <= '9'; c++ {
+		w[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		w[c], w[c-'a'+'A'] = true, true
+	}
+	return w
+}()
+
 func (t *mtext) tokenize() {
 	s := t.s
 	brk, initial := brkSentence, true
 	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !isWordRune(r) {
+		c := s[i]
+		if c < 0x80 && !asciiWord[c] || c >= 0x80 && !t.wordRuneAt(i) {
+			r, size := rune(c), 1
+			if c >= 0x80 {
+				r, size = utf8.DecodeRuneInString(s[i:])
+			}
 			switch r {
 			case ',':
 				brk = max(brk, brkComma)
@@ -115,45 +130,82 @@ func (t *mtext) tokenize() {
 		}
 		start := i
 		for i < len(s) {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if isWordRune(r) {
-				i += size
-				continue
-			}
-			// Joiners inside a word: don't, pre-approved, 4.00, 250,000, 4.00:1.
-			if j := i + size; j < len(s) && (r == '\'' || r == '’' || r == '-' || r == '.' || r == ',' || r == ':') {
-				next, _ := utf8.DecodeRuneInString(s[j:])
-				prev, _ := utf8.DecodeLastRuneInString(s[:i])
-				digits := unicode.IsDigit(prev) && unicode.IsDigit(next)
-				// Dotted initials hold together: "N.A.", "U.S.", "e.g".
-				dotted := r == '.' && unicode.IsLetter(prev) && unicode.IsLetter(next) && (i-start == 1 || s[i-2] == '.')
-				if (r == '\'' || r == '’' || r == '-') && isWordRune(next) || digits || dotted {
-					i = j
+			if c := s[i]; c < 0x80 {
+				if asciiWord[c] {
+					i++
 					continue
 				}
+				if (c == '\'' || c == '-' || c == '.' || c == ',' || c == ':') && t.joins(start, i, 1) {
+					i++
+					continue
+				}
+				break
+			}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if isWordRune(r) || r == '’' && t.joins(start, i, size) {
+				i += size
+				continue
 			}
 			break
 		}
 		word := s[start:i]
-		first, _ := utf8.DecodeRuneInString(word)
-		tok := mtok{start: start, end: i, brk: brk, cap: unicode.IsUpper(first), initial: initial, w: t.lowerWord(word)}
+		tok := mtok{start: start, end: i, brk: brk, initial: initial, w: t.lowerWord(word)}
+		if c := word[0]; c < 0x80 {
+			tok.cap = 'A' <= c && c <= 'Z'
+		} else {
+			first, _ := utf8.DecodeRuneInString(word)
+			tok.cap = unicode.IsUpper(first)
+		}
 		brk, initial = brkNone, false
 		if (tok.w == "no" || tok.w == "nos") && i < len(s) && s[i] == '.' {
 			tok.w += "." // "No. 1" numbers, it does not deny
 		}
-		if base, ok := notContraction(tok.w); ok {
-			tok.w, tok.end = base, i-3
+		if base, n, ok := notContraction(tok.w); ok {
+			tok.w, tok.end = base, i-n
 			t.add(tok)
-			t.add(mtok{w: "not", start: i - 3, end: i})
+			t.add(mtok{w: "not", start: i - n, end: i})
 			continue
 		}
 		t.add(tok)
 	}
 }
 
+func (t *mtext) wordRuneAt(i int) bool {
+	r, _ := utf8.DecodeRuneInString(t.s[i:])
+	return isWordRune(r)
+}
+
+// joins reports whether the joiner of size bytes at i, inside the word
+// that began at start, holds the word together: don't, pre-approved, 4.00,
+// 250,000, 4.00:1, and dotted initials (N.A., U.S., e.g).
+func (t *mtext) joins(start, i, size int) bool {
+	s := t.s
+	j := i + size
+	if j >= len(s) || i == start {
+		return false
+	}
+	next, _ := utf8.DecodeRuneInString(s[j:])
+	prev, _ := utf8.DecodeLastRuneInString(s[:i])
+	switch s[i] {
+	case '\'', '-', 0xe2: // ', -, ’
+		return isWordRune(next)
+	case '.':
+		if unicode.IsLetter(prev) && unicode.IsLetter(next) && (i-start == 1 || s[i-2] == '.') {
+			return true
+		}
+	}
+	return unicode.IsDigit(prev) && unicode.IsDigit(next)
+}
+
 // add classifies a token by the lexicon and appends it.
 func (t *mtext) add(tok mtok) {
-	tok.info = lex.words[tok.w]
+	t.toks = append(t.toks, tok)
+	t.classify(&t.toks[len(t.toks)-1])
+}
+
+// classify fills in what the lexicon says of a token, in place.
+func (t *mtext) classify(tok *mtok) {
+	tok.info = lex.lookup(tok.w)
 	if tok.info != nil {
 		tok.flags = tok.info.flags
 	}
@@ -177,7 +229,6 @@ func (t *mtext) add(tok mtok) {
 	}
 	tok.content = tok.flags&(fAux|fClauseBreak) == 0 && (len(tok.w) > 1 || tok.w[0] >= '0' && tok.w[0] <= '9')
 	tok.hash = fnv32(tok.stem)
-	t.toks = append(t.toks, tok)
 }
 
 func fnv32(s string) uint32 {
@@ -215,16 +266,18 @@ func (t *mtext) lowerWord(w string) string {
 	return w
 }
 
-// notContraction splits "doesn't" into "does" and a "not" that follows.
-func notContraction(w string) (string, bool) {
+// notContraction splits "doesn't" into "does" and a "not" of n bytes
+// that follows.
+func notContraction(w string) (string, int, bool) {
 	var base string
+	n := 0
 	switch {
 	case len(w) > 3 && strings.HasSuffix(w, "n't"):
-		base = w[:len(w)-3]
+		base, n = w[:len(w)-3], 3
 	case len(w) > 5 && strings.HasSuffix(w, "n’t"):
-		base = w[:len(w)-5]
+		base, n = w[:len(w)-5], 5
 	default:
-		return "", false
+		return "", 0, false
 	}
 	switch base {
 	case "ca":
@@ -234,7 +287,7 @@ func notContraction(w string) (string, bool) {
 	case "sha":
 		base = "shall"
 	}
-	return base, true
+	return base, n, true
 }
 
 // sentenceEnd reports whether a stop ends a sentence: a space or the end

@@ -92,3 +92,39 @@ func TestMeaningChecks(t *testing.T) {
 		})
 	}
 }
+
+// TestRestatesIsExact: the shortcut for a claim that restates its sentence
+// never hides a finding the full checks would make. Every case, and every
+// claim cut from the fixtures' sentences at each word, is checked both
+// ways.
+func TestRestatesIsExact(t *testing.T) {
+	var m meaningScanner
+	texts := []string{}
+	for _, tc := range meaningCases {
+		texts = append(texts, tc.evidence)
+	}
+	texts = append(texts, "The Net Leverage Ratio shall not exceed 3.25 to 1.00 unless the Agent agrees.",
+		"For the avoidance of doubt, the Lender must not encrypt backup media in the currency of the expense.",
+		"Employees may only book business class for flights over six hours, and never on weekends.")
+	skipped := 0
+	for _, text := range texts {
+		ws := strings.Fields(text)
+		for i := range ws {
+			for j := i + 1; j <= len(ws); j++ {
+				claim := strings.Join(ws[i:j], " ")
+				at := strings.Index(text, claim)
+				ev := []meaningEvidence{{context: text, spanFrom: at, spanTo: at + len(claim), chunk: text}}
+				if !restates(claim, ev) {
+					continue
+				}
+				skipped++
+				if res := m.checkAll(claim, ev); len(res.findings) > 0 {
+					t.Errorf("restates(%q) in %q, but the checks find %v", claim, text, res.findings[0].Message)
+				}
+			}
+		}
+	}
+	if skipped < 100 {
+		t.Errorf("only %d claims took the shortcut", skipped)
+	}
+}

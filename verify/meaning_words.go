@@ -99,6 +99,57 @@ type lexicon struct {
 	periodNames  []string
 	drugSuffixes []string
 	drugTails    map[string]bool // last three letters of the suffixes: a cheap first test
+	table        wordTable       // words, for the scanner's lookups
+	maxWord      int             // bytes of the lexicon's longest word
+}
+
+// wordTable is an open-addressing table of the lexicon's words keyed by
+// FNV-1a: the scanner looks up every word of every text, and a Go map's
+// string hashing was a third of its time.
+type wordTable struct {
+	mask    uint32
+	entries []wordEntry
+}
+
+type wordEntry struct {
+	hash uint32
+	word string
+	info *lexWord
+}
+
+func newWordTable(words map[string]*lexWord) wordTable {
+	size := uint32(1)
+	for size < uint32(4*len(words)) {
+		size <<= 1
+	}
+	t := wordTable{mask: size - 1, entries: make([]wordEntry, size)}
+	for w, info := range words {
+		h := fnv32(w)
+		i := h & t.mask
+		for t.entries[i].info != nil {
+			i = (i + 1) & t.mask
+		}
+		t.entries[i] = wordEntry{hash: h, word: w, info: info}
+	}
+	return t
+}
+
+// lookup returns the lexicon's entry for a lower-case word, or nil.
+func (l *lexicon) lookup(w string) *lexWord {
+	if len(w) > l.maxWord {
+		return nil // longer than any word of the lexicon
+	}
+	h := fnv32(w)
+	t := &l.table
+	for i := h & t.mask; ; i = (i + 1) & t.mask {
+		e := &t.entries[i]
+		if e.info == nil {
+			return nil
+		}
+		if e.hash == h && e.word == w {
+			return e.info
+		}
+	}
 }
 
 var lex = mustLexicon(meaningWordsJSON)
@@ -186,11 +237,32 @@ func parseLexicon(b []byte) (*lexicon, error) {
 	for w, base := range l.irregular {
 		word(w).irregular = base
 	}
+	l.table = newWordTable(l.words)
+	for w := range l.words {
+		l.maxWord = max(l.maxWord, len(w))
+	}
 	l.drugTails = map[string]bool{}
 	for _, suffix := range l.drugSuffixes {
 		l.drugTails[suffix[len(suffix)-3:]] = true
 	}
 	return l, nil
+}
+
+// lowerLookup returns the lexicon's entry for an ASCII word in any case,
+// without allocating for a word that has none.
+func (l *lexicon) lowerLookup(w string) *lexWord {
+	if len(w) > l.maxWord {
+		return nil
+	}
+	var buf [64]byte
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return l.lookup(string(buf[:len(w)]))
 }
 
 // negatedStems returns the positive stems a negative predicate
