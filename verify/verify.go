@@ -209,7 +209,7 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 		for _, g := range good {
 			er := &cr.Evidence[g.report]
 			er.Status = evStatus
-			er.MissingFigures = missing
+			er.MissingFigures = append(er.MissingFigures, missing...) // [] when only a meaning check failed
 			er.Reasons = append(er.Reasons, cr.Reasons...)
 		}
 	}
