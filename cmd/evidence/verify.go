@@ -162,6 +162,10 @@ func printReport(o *options, r *verify.Report) {
 			o.printf(" [%s]", strings.Join(c.Reasons, ", "))
 		}
 		o.printf("\n")
+		o.printf("    checks: %s; entailment: %s\n", strings.Join(c.Checks, ", "), c.Entailment)
+		for _, f := range c.Findings {
+			o.printf("    %s\n", f.Message)
+		}
 		if j := c.Judge; j != nil {
 			if j.Error != "" {
 				o.printf("    judge %s: %s\n", j.Judge, j.Error)
