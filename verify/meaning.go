@@ -105,32 +105,194 @@ func restates(claim string, evs []meaningEvidence) bool {
 	}
 	for i := range evs {
 		ctx := evs[i].context
-		at := strings.Index(ctx, claim)
-		if at >= 0 && !wholeWord(ctx, at, at+len(claim)) {
-			at = -1 // inside a word: not the claim's words
-		}
-		if at < 0 {
-			if debugRestates {
-				println("NOTIN", claim, "|||", ctx)
+		// The occurrence the quote matched: the checks line the claim up
+		// with the span's clauses, not with the same words elsewhere.
+		at := -1
+		for from := 0; from < len(ctx); {
+			j := strings.Index(ctx[from:], claim)
+			if j < 0 {
+				break
 			}
-			continue
-		}
-		if !quietAround(ctx[:at], ctx[at+len(claim):]) {
-			if debugRestates {
-				println("LOUD", ctx[:at], "|||", ctx[at+len(claim):])
+			if j += from; j < evs[i].spanTo && j+len(claim) > evs[i].spanFrom {
+				at = j
+				break
 			}
-			return false
+			from = j + 1
 		}
-		return true
+		if at < 0 || strings.Count(ctx, claim) > 1 {
+			continue // absent, or said twice: which one lines up is for the checks to find
+		}
+		// A claim cut mid-word at an edge (as a quote can be) leaves that
+		// word, whole, to the words around it, which must be quiet too.
+		from, to := at, at+len(claim)
+		for from > 0 && isWordByteASCII(ctx[from-1]) && isWordByteASCII(ctx[from]) {
+			from--
+		}
+		for to < len(ctx) && to > 0 && isWordByteASCII(ctx[to]) && isWordByteASCII(ctx[to-1]) {
+			to++
+		}
+		before, after := ctx[:at], ctx[at+len(claim):]
+		if from < at {
+			before = ctx[:at+wordLen(ctx[at:])]
+		}
+		if to > at+len(claim) {
+			after = ctx[at+len(claim)-lastWordLen(ctx[:at+len(claim)]):]
+		}
+		if !plainASCII(before) || !plainASCII(claim) || !plainASCII(after) {
+			return false // the scanner reads letters beyond ASCII its own way: leave them to it
+		}
+		return quietAround(before, after) && !phraseAcross(ctx[:at], claim) && !phraseAcross(claim, ctx[at+len(claim):])
 	}
 	return false
+}
+
+// phraseAcross reports whether a phrase of the lexicon starts in the last
+// words of a and ends in the first words of b ("whether or | not", "Subject
+// | to"): it would read the words on either side otherwise than each side
+// alone does.
+func phraseAcross(a, b string) bool {
+	var buf [16]string
+	ws := buf[:0]
+	eachWord(a[len(a)-min(len(a), 64):], func(w string) bool { ws = append(ws, w); return len(ws) < 8 })
+	if len(ws) > 4 {
+		ws = ws[len(ws)-4:]
+	}
+	na := len(ws)
+	eachWord(b, func(w string) bool { ws = append(ws, w); return len(ws) < na+4 })
+	for i := 0; i < na; i++ {
+		e := lex.lowerLookup(ws[i])
+		if e == nil {
+			continue
+		}
+		for _, p := range e.phrases {
+			if i+len(p.words) >= na && wordsFollow(ws[i+1:], p.words) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// wordLen is the length of the word s starts with.
+func wordLen(s string) int {
+	n := 0
+	for n < len(s) && isWordByteASCII(s[n]) {
+		n++
+	}
+	return n
+}
+
+// lastWordLen is the length of the word s ends with.
+func lastWordLen(s string) int {
+	n := 0
+	for n < len(s) && isWordByteASCII(s[len(s)-1-n]) {
+		n++
+	}
+	return n
 }
 
 // quietAround reports whether the words before and after a restated claim
 // in its sentence hold no negator, exception or restriction anywhere, and
 // no bound or timing among the four words before it and the three after.
 func quietAround(before, after string) bool {
+	if exceptionIn(before) || exceptionIn(after) {
+		return false
+	}
+	// A negator or restriction counts only in the claim's own clause: after
+	// the last clause break before it, before the first one after it.
+	before, after = before[lastClauseBreak(before):], after[:firstClauseBreak(after)]
 	return !loud(before, words(before)-4) && !loud(after, -3)
+}
+
+// exceptionIn reports whether s holds an exception phrase ("unless",
+// "subject to", "provided that" …), in any case: the exception check
+// reads the whole sentence.
+func exceptionIn(s string) bool {
+	var buf [48]string
+	ws := buf[:0]
+	eachWord(s, func(w string) bool {
+		ws = append(ws, w)
+		return len(ws) < cap(buf)
+	})
+	if len(ws) == cap(buf) {
+		return true
+	}
+	for n, w := range ws {
+		if e := lex.lowerLookup(w); e != nil {
+			for _, p := range e.phrases {
+				if p.kind == kException && wordsFollow(ws[n+1:], p.words) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// eachWord calls fn on the words of s as loud splits them, until fn says stop.
+func eachWord(s string, fn func(string) bool) {
+	for i := 0; i < len(s); {
+		for i < len(s) && !isWordByteASCII(s[i]) {
+			i++
+		}
+		j := i
+		for j < len(s) && isWordByteASCII(s[j]) {
+			j++
+		}
+		if j == i {
+			return
+		}
+		if !fn(strings.Trim(s[i:j], "'-")) {
+			return
+		}
+		i = j
+	}
+}
+
+// lastClauseBreak returns where the claim's clause starts in the text
+// before it: after its last ';', ':' or clause-break or conditional word
+// ("but", "however", "if"), or 0.
+func lastClauseBreak(s string) int {
+	at := strings.LastIndexAny(s, ";:") + 1
+	off := 0
+	eachWord(s, func(w string) bool {
+		i := strings.Index(s[off:], w) + off
+		off = i + len(w)
+		if e := lex.lowerLookup(w); e != nil && e.flags&(fClauseBreak|fConditional) != 0 && i > at {
+			at = i + len(w)
+		}
+		return true
+	})
+	return at
+}
+
+// firstClauseBreak returns where the claim's clause ends in the text after
+// it: at its first ';', ':' or clause-break or conditional word, or len(s).
+func firstClauseBreak(s string) int {
+	end := len(s)
+	if i := strings.IndexAny(s, ";:"); i >= 0 {
+		end = i
+	}
+	off := 0
+	eachWord(s[:end], func(w string) bool {
+		i := strings.Index(s[off:], w) + off
+		off = i + len(w)
+		if e := lex.lowerLookup(w); e != nil && e.flags&(fClauseBreak|fConditional) != 0 {
+			end = i
+			return false
+		}
+		return true
+	})
+	return end
 }
 
 // words counts the words of s as loud splits them.
@@ -153,24 +315,19 @@ func words(s string) int {
 
 // loud reports whether s holds a negator, exception or restriction, or a
 // bound or timing among its words from the boundsFrom-th (0-based) on; a
-// negative boundsFrom -k means among its first k words.
+// negative boundsFrom -k means among its first k words. A phrase counts
+// only whole ("in excess of", not "in").
 func loud(s string, boundsFrom int) bool {
-	n := 0
-	for i := 0; i < len(s); {
-		for i < len(s) && !isWordByteASCII(s[i]) {
-			i++
-		}
-		j := i
-		for j < len(s) && isWordByteASCII(s[j]) {
-			j++
-		}
-		if j == i {
-			break
-		}
-		word := strings.Trim(s[i:j], "'-")
-		i = j
-		near := boundsFrom >= 0 && n >= boundsFrom || boundsFrom < 0 && n < -boundsFrom
-		n++
+	var buf [48]string
+	ws := buf[:0]
+	eachWord(s, func(w string) bool {
+		ws = append(ws, w)
+		return len(ws) < cap(buf)
+	})
+	if len(ws) == cap(buf) {
+		return true // long: leave it to the full check
+	}
+	for n, word := range ws {
 		if strings.HasSuffix(word, "n't") || strings.HasSuffix(word, "n’t") {
 			return true
 		}
@@ -181,7 +338,11 @@ func loud(s string, boundsFrom int) bool {
 		if w.flags&fRestrict != 0 {
 			return true
 		}
+		near := boundsFrom >= 0 && n >= boundsFrom || boundsFrom < 0 && n < -boundsFrom
 		for _, e := range w.phrases {
+			if !wordsFollow(ws[n+1:], e.words) {
+				continue
+			}
 			switch e.kind {
 			case kNeg, kException:
 				return true
@@ -193,6 +354,19 @@ func loud(s string, boundsFrom int) bool {
 		}
 	}
 	return false
+}
+
+// wordsFollow reports whether ws starts with the phrase's other words.
+func wordsFollow(ws, phrase []string) bool {
+	if len(phrase) > len(ws) {
+		return false
+	}
+	for i, p := range phrase {
+		if !strings.EqualFold(ws[i], p) {
+			return false
+		}
+	}
+	return true
 }
 
 // isWordByteASCII: letters, digits, apostrophes and hyphens, and any byte
@@ -813,7 +987,7 @@ func (m *meaningScanner) names(evs []meaningEvidence, res *meaningResult) {
 				if tok.flags&fNameStop != 0 || hasDigit(tok.w) || utf8.RuneCountInString(w) < 2 || currencyCodes[w] {
 					continue
 				}
-				if !heldBy(evs, w) {
+				if !heldBy(evs, w) && !m.cutWord(j, evs) {
 					m.add(res, "name", reasonName+":"+w, w, "")
 					res.unsupported = true
 				}
@@ -821,11 +995,29 @@ func (m *meaningScanner) names(evs []meaningEvidence, res *meaningResult) {
 			k = end - 1
 			continue
 		}
-		if !toks[k].cap && lex.drugName(toks[k].w) && !heldBy(evs, toks[k].w) {
-			m.add(res, "name", reasonName+":"+toks[k].w, toks[k].w, "")
+		if !toks[k].cap && lex.drugName(toks[k].w) && !heldBy(evs, toks[k].w) && !m.cutWord(k, evs) {
+			w := m.claim.s[toks[k].start:toks[k].end]
+			m.add(res, "name", reasonName+":"+w, w, "")
 			res.unsupported = true
 		}
 	}
+}
+
+// cutWord reports whether claim token k is its first or last word and a
+// piece of a word of a cited chunk: a quote cut mid-word ("… Policy FI" of
+// "FIN-07") names nothing new.
+func (m *meaningScanner) cutWord(k int, evs []meaningEvidence) bool {
+	toks := m.claim.toks
+	if k != 0 && k != len(toks)-1 {
+		return false
+	}
+	w := m.claim.s[toks[k].start:toks[k].end]
+	for i := range evs {
+		if strings.Contains(evs[i].chunk, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasDigit(w string) bool {
@@ -1207,4 +1399,3 @@ func (t *mtext) meaningWords() string {
 	return b.String()
 }
 
-var debugRestates = false
