@@ -1398,4 +1398,3 @@ func (t *mtext) meaningWords() string {
 	}
 	return b.String()
 }
-
