@@ -201,8 +201,8 @@ func lastWordLen(s string) int {
 }
 
 // quietAround reports whether the words before and after a restated claim
-// in its sentence hold no negator, exception or restriction anywhere, and
-// no bound or timing among the four words before it and the three after.
+// in its sentence hold no exception, and its own clause no negator or
+// restriction beside it.
 func quietAround(before, after string) bool {
 	if exceptionIn(before) || exceptionIn(after) {
 		return false
@@ -210,7 +210,7 @@ func quietAround(before, after string) bool {
 	// A negator or restriction counts only in the claim's own clause: after
 	// the last clause break before it, before the first one after it.
 	before, after = before[lastClauseBreak(before):], after[:firstClauseBreak(after)]
-	return !loud(before, words(before)-4) && !loud(after, -3)
+	return !loud(before) && !loud(after)
 }
 
 // exceptionIn reports whether s holds an exception phrase ("unless",
@@ -295,29 +295,13 @@ func firstClauseBreak(s string) int {
 	return end
 }
 
-// words counts the words of s as loud splits them.
-func words(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		for i < len(s) && !isWordByteASCII(s[i]) {
-			i++
-		}
-		if i == len(s) {
-			break
-		}
-		for i < len(s) && isWordByteASCII(s[i]) {
-			i++
-		}
-		n++
-	}
-	return n
-}
 
-// loud reports whether s holds a negator, exception or restriction, or a
-// bound or timing among its words from the boundsFrom-th (0-based) on; a
-// negative boundsFrom -k means among its first k words. A phrase counts
-// only whole ("in excess of", not "in").
-func loud(s string, boundsFrom int) bool {
+// loud reports whether s holds a negator (one that is not part of a bound
+// or a non-negation: "no later than", "not only"), an exception or a
+// restriction. Bounds and timings need no look: a restated claim states
+// its figures' bounds itself, and one that reaches across its edge ("not
+// | exceed") is phraseAcross's.
+func loud(s string) bool {
 	var buf [48]string
 	ws := buf[:0]
 	eachWord(s, func(w string) bool {
@@ -327,7 +311,8 @@ func loud(s string, boundsFrom int) bool {
 	if len(ws) == cap(buf) {
 		return true // long: leave it to the full check
 	}
-	for n, word := range ws {
+	for n := 0; n < len(ws); n++ {
+		word := ws[n]
 		if strings.HasSuffix(word, "n't") || strings.HasSuffix(word, "n’t") {
 			return true
 		}
@@ -338,18 +323,19 @@ func loud(s string, boundsFrom int) bool {
 		if w.flags&fRestrict != 0 {
 			return true
 		}
-		near := boundsFrom >= 0 && n >= boundsFrom || boundsFrom < 0 && n < -boundsFrom
+		skip := 0
 		for _, e := range w.phrases {
-			if !wordsFollow(ws[n+1:], e.words) {
-				continue
+			if (e.kind == kBound || e.kind == kTiming || e.kind == kNotNeg) && wordsFollow(ws[n+1:], e.words) {
+				skip = max(skip, len(e.words))
 			}
-			switch e.kind {
-			case kNeg, kException:
+		}
+		if skip > 0 {
+			n += skip
+			continue
+		}
+		for _, e := range w.phrases {
+			if (e.kind == kNeg || e.kind == kException) && wordsFollow(ws[n+1:], e.words) {
 				return true
-			case kBound, kTiming:
-				if near {
-					return true
-				}
 			}
 		}
 	}
