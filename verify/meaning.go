@@ -295,7 +295,6 @@ func firstClauseBreak(s string) int {
 	return end
 }
 
-
 // loud reports whether s holds a negator (one that is not part of a bound
 // or a non-negation: "no later than", "not only"), an exception or a
 // restriction. Bounds and timings need no look: a restated claim states
