@@ -138,9 +138,6 @@ func restates(claim string, evs []meaningEvidence) bool {
 		if to > at+len(claim) {
 			after = ctx[at+len(claim)-lastWordLen(ctx[:at+len(claim)]):]
 		}
-		if !plainASCII(before) || !plainASCII(claim) || !plainASCII(after) {
-			return false // the scanner reads letters beyond ASCII its own way: leave them to it
-		}
 		return quietAround(before, after) && !phraseAcross(ctx[:at], claim) && !phraseAcross(claim, ctx[at+len(claim):])
 	}
 	return false
@@ -173,14 +170,6 @@ func phraseAcross(a, b string) bool {
 	return false
 }
 
-func plainASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
 
 // wordLen is the length of the word s starts with.
 func wordLen(s string) int {
@@ -238,24 +227,44 @@ func exceptionIn(s string) bool {
 	return false
 }
 
-// eachWord calls fn on the words of s as loud splits them, until fn says stop.
+// eachWord calls fn on the words of s, split as the scanner splits them
+// (letters and digits of any script, apostrophes and hyphens inside),
+// until fn says stop.
 func eachWord(s string, fn func(string) bool) {
 	for i := 0; i < len(s); {
-		for i < len(s) && !isWordByteASCII(s[i]) {
-			i++
+		for i < len(s) {
+			ok, size := wordRuneAt(s, i)
+			if ok {
+				break
+			}
+			i += size
 		}
 		j := i
-		for j < len(s) && isWordByteASCII(s[j]) {
-			j++
+		for j < len(s) {
+			ok, size := wordRuneAt(s, j)
+			if !ok {
+				break
+			}
+			j += size
 		}
 		if j == i {
 			return
 		}
-		if !fn(strings.Trim(s[i:j], "'-")) {
+		if !fn(strings.Trim(s[i:j], "'-’")) {
 			return
 		}
 		i = j
 	}
+}
+
+// wordRuneAt reports whether the character at s[i] belongs to a word, and
+// its size.
+func wordRuneAt(s string, i int) (bool, int) {
+	if c := s[i]; c < 0x80 {
+		return asciiWord[c] || c == '\'' || c == '-', 1
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	return isWordRune(r) || r == '’', size
 }
 
 // lastClauseBreak returns where the claim's clause starts in the text
