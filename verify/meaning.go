@@ -170,7 +170,6 @@ func phraseAcross(a, b string) bool {
 	return false
 }
 
-
 // wordLen is the length of the word s starts with.
 func wordLen(s string) int {
 	n := 0
