@@ -138,34 +138,7 @@ func restates(claim string, evs []meaningEvidence) bool {
 		if to > at+len(claim) {
 			after = ctx[at+len(claim)-lastWordLen(ctx[:at+len(claim)]):]
 		}
-		return quietAround(before, after) && !phraseAcross(ctx[:at], claim) && !phraseAcross(claim, ctx[at+len(claim):])
-	}
-	return false
-}
-
-// phraseAcross reports whether a phrase of the lexicon starts in the last
-// words of a and ends in the first words of b ("whether or | not", "Subject
-// | to"): it would read the words on either side otherwise than each side
-// alone does.
-func phraseAcross(a, b string) bool {
-	var buf [16]string
-	ws := buf[:0]
-	eachWord(a[len(a)-min(len(a), 64):], func(w string) bool { ws = append(ws, w); return len(ws) < 8 })
-	if len(ws) > 4 {
-		ws = ws[len(ws)-4:]
-	}
-	na := len(ws)
-	eachWord(b, func(w string) bool { ws = append(ws, w); return len(ws) < na+4 })
-	for i := 0; i < na; i++ {
-		e := lex.lowerLookup(ws[i])
-		if e == nil {
-			continue
-		}
-		for _, p := range e.phrases {
-			if i+len(p.words) >= na && wordsFollow(ws[i+1:], p.words) {
-				return true
-			}
-		}
+		return quietAround(before, claim, after, ctx[:at], ctx[at+len(claim):])
 	}
 	return false
 }
@@ -188,48 +161,10 @@ func lastWordLen(s string) int {
 	return n
 }
 
-// quietAround reports whether the words before and after a restated claim
-// in its sentence hold no exception, and its own clause no negator or
-// restriction beside it.
-func quietAround(before, after string) bool {
-	if exceptionIn(before) || exceptionIn(after) {
-		return false
-	}
-	// A negator or restriction counts only in the claim's own clause: after
-	// the last clause break before it, before the first one after it.
-	before, after = before[lastClauseBreak(before):], after[:firstClauseBreak(after)]
-	return !loud(before) && !loud(after)
-}
-
-// exceptionIn reports whether s holds an exception phrase ("unless",
-// "subject to", "provided that" …), in any case: the exception check
-// reads the whole sentence.
-func exceptionIn(s string) bool {
-	var buf [48]string
-	ws := buf[:0]
-	eachWord(s, func(w string) bool {
-		ws = append(ws, w)
-		return len(ws) < cap(buf)
-	})
-	if len(ws) == cap(buf) {
-		return true
-	}
-	for n, w := range ws {
-		if e := lex.lowerLookup(w); e != nil {
-			for _, p := range e.phrases {
-				if p.kind == kException && wordsFollow(ws[n+1:], p.words) {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
-// eachWord calls fn on the words of s, split as the scanner splits them
-// (letters and digits of any script, apostrophes and hyphens inside),
-// until fn says stop.
-func eachWord(s string, fn func(string) bool) {
+// eachWord calls fn on the words of s and where each starts, split as the
+// scanner splits them (letters and digits of any script, apostrophes and
+// hyphens inside), until fn says stop.
+func eachWord(s string, fn func(w string, at int) bool) {
 	for i := 0; i < len(s); {
 		for i < len(s) {
 			ok, size := wordRuneAt(s, i)
@@ -249,7 +184,14 @@ func eachWord(s string, fn func(string) bool) {
 		if j == i {
 			return
 		}
-		if !fn(strings.Trim(s[i:j], "'-’")) {
+		from, to := i, j
+		for from < to && (s[from] == '\'' || s[from] == '-') {
+			from++
+		}
+		for to > from && (s[to-1] == '\'' || s[to-1] == '-') {
+			to--
+		}
+		if from < to && !fn(s[from:to], from) {
 			return
 		}
 		i = j
@@ -266,82 +208,87 @@ func wordRuneAt(s string, i int) (bool, int) {
 	return isWordRune(r) || r == '’', size
 }
 
-// lastClauseBreak returns where the claim's clause starts in the text
-// before it: after its last ';', ':' or clause-break or conditional word
-// ("but", "however", "if"), or 0.
-func lastClauseBreak(s string) int {
-	at := strings.LastIndexAny(s, ";:") + 1
-	off := 0
-	eachWord(s, func(w string) bool {
-		i := strings.Index(s[off:], w) + off
-		off = i + len(w)
-		if e := lex.lowerLookup(w); e != nil && e.flags&(fClauseBreak|fConditional) != 0 && i > at {
-			at = i + len(w)
-		}
-		return true
-	})
-	return at
+// sideWord is a word beside a restated claim, where it starts, and what
+// the lexicon knows of it.
+type sideWord struct {
+	w  string
+	at int
+	e  *lexWord
 }
 
-// firstClauseBreak returns where the claim's clause ends in the text after
-// it: at its first ';', ':' or clause-break or conditional word, or len(s).
-func firstClauseBreak(s string) int {
-	end := len(s)
-	if i := strings.IndexAny(s, ";:"); i >= 0 {
-		end = i
-	}
-	off := 0
-	eachWord(s[:end], func(w string) bool {
-		i := strings.Index(s[off:], w) + off
-		off = i + len(w)
-		if e := lex.lowerLookup(w); e != nil && e.flags&(fClauseBreak|fConditional) != 0 {
-			end = i
+// sideWords returns up to cap(buf) words of s; ok is false when s has
+// more (a long side is left to the full check).
+func sideWords(s string, buf []sideWord) (_ []sideWord, ok bool) {
+	ws := buf[:0]
+	ok = true
+	eachWord(s, func(w string, at int) bool {
+		if len(ws) == cap(ws) {
+			ok = false
 			return false
 		}
+		ws = append(ws, sideWord{w: w, at: at, e: lex.lowerLookup(w)})
 		return true
 	})
-	return end
+	return ws, ok
 }
 
-// loud reports whether s holds a negator (one that is not part of a bound
-// or a non-negation: "no later than", "not only"), an exception or a
-// restriction. Bounds and timings need no look: a restated claim states
-// its figures' bounds itself, and one that reaches across its edge ("not
-// | exceed") is phraseAcross's.
-func loud(s string) bool {
-	var buf [48]string
-	ws := buf[:0]
-	eachWord(s, func(w string) bool {
-		ws = append(ws, w)
-		return len(ws) < cap(buf)
-	})
-	if len(ws) == cap(buf) {
-		return true // long: leave it to the full check
+// quietAround reports whether the words before and after a restated claim
+// in its sentence hold no exception, its own clause no negator or
+// restriction beside it, and no phrase reaches across its edges ("whether
+// or | not", "Subject | to", "not | exceed"): each would make the checks
+// read the claim otherwise than it reads alone. Bounds and timings need no
+// look of their own: a restated claim states its figures' bounds itself.
+// rawBefore and rawAfter are the sides as cut at the claim (before and
+// after may hold a word the claim cuts).
+func quietAround(before, claim, after, rawBefore, rawAfter string) bool {
+	var b1, b2, b3, b4 [64]sideWord
+	bw, ok1 := sideWords(before, b1[:])
+	aw, ok2 := sideWords(after, b2[:])
+	if !ok1 || !ok2 || exception(bw) || exception(aw) {
+		return false
 	}
-	for n := 0; n < len(ws); n++ {
-		word := ws[n]
-		if strings.HasSuffix(word, "n't") || strings.HasSuffix(word, "n’t") {
-			return true
+	// The claim's own clause: after the last clause break before it,
+	// before the first one after it.
+	start := 0
+	for i, w := range bw {
+		if w.e != nil && w.e.flags&(fClauseBreak|fConditional) != 0 {
+			start = i + 1
 		}
-		w := lex.lowerLookup(word)
-		if w == nil {
+	}
+	if i := strings.LastIndexAny(before, ";:"); i >= 0 {
+		for start < len(bw) && bw[start].at < i {
+			start++
+		}
+	}
+	end := len(aw)
+	semi := strings.IndexAny(after, ";:")
+	for i, w := range aw {
+		if semi >= 0 && w.at > semi || w.e != nil && w.e.flags&(fClauseBreak|fConditional) != 0 {
+			end = i
+			break
+		}
+	}
+	if loud(bw[start:]) || loud(aw[:end]) {
+		return false
+	}
+	// Phrases across the edges, on the sides as cut at the claim.
+	cb, _ := sideWords(claim[:min(len(claim), 64)], b3[:8])
+	ce, _ := sideWords(claim[len(claim)-min(len(claim), 64):], b4[:16])
+	rb, _ := sideWords(rawBefore[len(rawBefore)-min(len(rawBefore), 64):], b1[:16])
+	ra, _ := sideWords(rawAfter[:min(len(rawAfter), 64)], b2[:8])
+	return !phraseAcross(tail(rb, 4), cb) && !phraseAcross(tail(ce, 4), ra)
+}
+
+func tail(ws []sideWord, n int) []sideWord { return ws[len(ws)-min(len(ws), n):] }
+
+// exception reports whether the words hold an exception phrase.
+func exception(ws []sideWord) bool {
+	for n, w := range ws {
+		if w.e == nil {
 			continue
 		}
-		if w.flags&fRestrict != 0 {
-			return true
-		}
-		skip := 0
-		for _, e := range w.phrases {
-			if (e.kind == kBound || e.kind == kTiming || e.kind == kNotNeg) && wordsFollow(ws[n+1:], e.words) {
-				skip = max(skip, len(e.words))
-			}
-		}
-		if skip > 0 {
-			n += skip
-			continue
-		}
-		for _, e := range w.phrases {
-			if (e.kind == kNeg || e.kind == kException) && wordsFollow(ws[n+1:], e.words) {
+		for _, p := range w.e.phrases {
+			if p.kind == kException && sideFollow(ws[n+1:], p.words) {
 				return true
 			}
 		}
@@ -349,13 +296,65 @@ func loud(s string) bool {
 	return false
 }
 
-// wordsFollow reports whether ws starts with the phrase's other words.
-func wordsFollow(ws, phrase []string) bool {
+// loud reports whether the words hold a negator (one that is not part of
+// a bound or a non-negation: "no later than", "not only") or a restriction.
+func loud(ws []sideWord) bool {
+	for n := 0; n < len(ws); n++ {
+		w := ws[n]
+		if strings.HasSuffix(w.w, "n't") || strings.HasSuffix(w.w, "n’t") {
+			return true
+		}
+		if w.e == nil {
+			continue
+		}
+		if w.e.flags&fRestrict != 0 {
+			return true
+		}
+		skip := 0
+		for _, e := range w.e.phrases {
+			if (e.kind == kBound || e.kind == kTiming || e.kind == kNotNeg) && sideFollow(ws[n+1:], e.words) {
+				skip = max(skip, len(e.words))
+			}
+		}
+		if skip > 0 {
+			n += skip
+			continue
+		}
+		for _, e := range w.e.phrases {
+			if e.kind == kNeg && sideFollow(ws[n+1:], e.words) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// phraseAcross reports whether a phrase starts among the words a and ends
+// among the words b that follow them.
+func phraseAcross(a, b []sideWord) bool {
+	for i, w := range a {
+		if w.e == nil {
+			continue
+		}
+		for _, p := range w.e.phrases {
+			rest := len(a) - i - 1 // words of a after w
+			if len(p.words) <= rest {
+				continue // ends within a
+			}
+			if sideFollow(a[i+1:], p.words[:rest]) && sideFollow(b, p.words[rest:]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func sideFollow(ws []sideWord, phrase []string) bool {
 	if len(phrase) > len(ws) {
 		return false
 	}
 	for i, p := range phrase {
-		if !strings.EqualFold(ws[i], p) {
+		if !strings.EqualFold(ws[i].w, p) {
 			return false
 		}
 	}
