@@ -2,6 +2,7 @@ package verify
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -48,9 +49,24 @@ type meaningScanner struct {
 	ev    []mtext
 	evs   []meaningEvidence
 	figs  []Figure
+	quote [2]mtext // a loose quote and its span (quoteMeaningDiffers)
 }
 
 type alignment struct{ ev, clause int }
+
+// release returns the scanner to the pool, dropping the texts it read.
+func (m *meaningScanner) release() {
+	m.evs, m.claim.s = nil, ""
+	for i := range m.ev {
+		m.ev[i].s = ""
+	}
+	m.quote[0].s, m.quote[1].s = "", ""
+	scanners.Put(m)
+}
+
+// scanners keeps meaning scanners, and the token buffers they have grown,
+// from one request to the next.
+var scanners = sync.Pool{New: func() any { return new(meaningScanner) }}
 
 func (m *meaningScanner) check(claim string, evs []meaningEvidence) meaningResult {
 	if restates(claim, evs) {
@@ -1271,7 +1287,7 @@ func meaningContext(chunk string, bs, be int, er *EvidenceReport) meaningEvidenc
 }
 
 // maxWiden bounds how far a span is widened to a sentence's ends.
-const maxWiden = 400
+const maxWiden = 250
 
 func sentenceStart(s string, bs int) int {
 	for i := bs - 1; i >= 0 && bs-i <= maxWiden; i-- {
@@ -1336,7 +1352,7 @@ func stops(s string, i int) bool {
 // noise changes letters, not whether a sentence says "not" or "unless".
 // It returns the words that differ, or "", "".
 func (c *checker) quoteMeaningDiffers(quote, span string) (string, string) {
-	q, s := &c.quoteScan[0], &c.quoteScan[1]
+	q, s := &c.meaning.quote[0], &c.meaning.quote[1]
 	q.scan(quote)
 	s.scan(span)
 	qs, ss := q.signature(), s.signature()

@@ -31,7 +31,8 @@ func Check(ctx context.Context, db Viewer, req *Request, pol *Policy) (*Report, 
 	var todo []pending
 	err := db.View(func(tx *store.Tx) error {
 		rep.storeSequence = tx.Sequence()
-		c := checker{tx: tx, req: req, pol: pol, retrieved: retrieved}
+		c := checker{tx: tx, req: req, pol: pol, retrieved: retrieved, meaning: scanners.Get().(*meaningScanner)}
+		defer c.meaning.release()
 		defer func() { todo = c.pending }()
 		if len(req.Claims) == 0 {
 			return c.ground(ctx, rep) // the cheaper contract
@@ -73,9 +74,8 @@ type checker struct {
 	resolution resolve.Resolution // reused for each citation
 	pending    []pending          // claims a judge is to be asked about
 	spans      []string           // the last claim's accepted evidence, as a judge sees it
-	meaning    meaningScanner
+	meaning    *meaningScanner    // from scanners: its buffers outlive the request
 	meaningEvs []meaningEvidence
-	quoteScan  [2]mtext
 }
 
 // accepted is one citation that resolved and whose quote matched: the
