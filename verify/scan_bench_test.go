@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -53,5 +54,26 @@ func BenchmarkFindQuote(b *testing.B) {
 		if m, _, _ := match.Locate(p.chunk, p.quote, match.Options{}); m.Start != p.at {
 			b.Fatal(m)
 		}
+	}
+}
+
+// BenchmarkMeaningCheck: the full meaning checks of one paraphrased claim
+// against the sentence its quote matched (no shortcut: the claim is no
+// part of the sentence), and of one that restates it (the shortcut).
+func BenchmarkMeaningCheck(b *testing.B) {
+	sentence := "For the avoidance of doubt, the Borrower shall not prepay the Term Loan before 2026-06-30, unless the Agent consents in writing."
+	for _, bc := range []struct{ name, claim string }{
+		{"paraphrase", "The Borrower may not repay the Term Loan early, before 30 June 2026, without the Agent's written consent."},
+		{"restated", "the Borrower shall not prepay the Term Loan before 2026-06-30"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			at := max(0, strings.Index(sentence, bc.claim))
+			ev := []meaningEvidence{{context: sentence, spanFrom: at, spanTo: at + len(bc.claim), chunk: sentence}}
+			var m meaningScanner
+			b.ReportAllocs()
+			for b.Loop() {
+				m.check(bc.claim, ev)
+			}
+		})
 	}
 }
