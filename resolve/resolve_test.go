@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -300,5 +301,68 @@ func TestCorruptionAfterFirstReadCaught(t *testing.T) {
 	var hm *store.HashMismatchError
 	if !errors.As(err, &hm) || !errors.Is(err, store.ErrCorrupt) {
 		t.Fatalf("resolve after damage: got %v, want a hash mismatch", err)
+	}
+}
+
+// TestDamagedChunkRecordRefused: one flipped byte anywhere around a chunk
+// record's coordinates (its page, section, offsets, all before and after
+// the span hash it holds) and resolve refuses the chunk as corrupt instead
+// of serving other offsets, another page or another section.
+func TestDamagedChunkRecordRefused(t *testing.T) {
+	for _, at := range []int{-3, -2, -1, 32, 33, 34} { // bytes before and after the span hash
+		t.Run(fmt.Sprint(at), func(t *testing.T) {
+			path := t.TempDir() + "/evidence.db"
+			db, err := store.Open(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nv := storetest.NewVersion("doc", policy, 20)
+			put(t, db, nv)
+			id := store.ChunkID(nv.Version.ID, 1)
+			var hash store.ID
+			if err := db.View(func(tx *store.Tx) error {
+				v, err := tx.Version(nv.Version.ID)
+				if err != nil {
+					return err
+				}
+				c, err := tx.Chunk(v, 1)
+				if err == nil {
+					hash = c.SpanHash
+				}
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			raw, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			flipped := 0
+			for off := 0; ; {
+				i := bytes.Index(raw[off:], hash[:])
+				if i < 0 {
+					break
+				}
+				raw[off+i+at] ^= 0x01
+				off += i + len(hash)
+				flipped++
+			}
+			if flipped == 0 {
+				t.Fatal("chunk record not found in the store file")
+			}
+			if err := os.WriteFile(path, raw, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			db, err = store.Open(path, &store.Options{ReadOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			r, err := resolve.Chunk(db, id, "")
+			if !errors.Is(err, store.ErrCorrupt) {
+				t.Fatalf("resolve of a damaged chunk record: got %+v, %v; want ErrCorrupt", r, err)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"testing"
@@ -187,7 +188,7 @@ func TestRecordGarbage(t *testing.T) {
 	}{
 		{"nil", nil},
 		{"record version 0", []byte{0, 0, 0, 0, 0, 0, 0, 0}},
-		{"record version 2", cat([]byte{2}, encodeChunk(testChunks()["plain"])[1:])},
+		{"record version 3", cat([]byte{3}, encodeChunk(testChunks()["plain"])[1:])},
 		{"huge string length", cat(v1, huge)},
 		{"string longer than record", cat(v1, []byte{100, 'a', 'b'})},
 		{"varint overflow", cat(v1, overflow)},
@@ -243,3 +244,32 @@ func FuzzDecodeLayout(f *testing.F) { fuzzDecoder(f, testLayouts(), encodeLayout
 // "no time", for instance in Version.Deleted of every live version. Such
 // stores have format 1 too, so the decoder must read that value as the
 // zero time.
+
+// TestRecordSealed: a record is refused when any one bit of it flips (the
+// CRC-32C catches every single-bit error), so a damaged chunk record can
+// never serve other offsets, pages or sections; and a record written
+// before records were sealed (version 1, no checksum) still reads.
+func TestRecordSealed(t *testing.T) {
+	for name, rec := range codecs() {
+		for _, b := range rec.samples {
+			if b[0] != recordV2 {
+				t.Fatalf("%s: written as record version %d, want %d", name, b[0], recordV2)
+			}
+			for i := range b {
+				for bit := range 8 {
+					flipped := bytes.Clone(b)
+					flipped[i] ^= 1 << bit
+					safely(t, name, func() {
+						if err := rec.decode(flipped); !errors.Is(err, ErrCorrupt) {
+							t.Errorf("%s: bit %d of byte %d flipped: got %v, want ErrCorrupt", name, bit, i, err)
+						}
+					})
+				}
+			}
+			legacy := append([]byte{recordV1}, b[1:len(b)-4]...)
+			if err := rec.decode(legacy); err != nil {
+				t.Errorf("%s: the same record as version 1: %v", name, err)
+			}
+		}
+	}
+}
