@@ -989,13 +989,16 @@ func (m *meaningScanner) names(evs []meaningEvidence, res *meaningResult) {
 				end++
 			}
 			docName := toks[end-1].flags&fDocWord != 0
-			for j := k; j < end && !docName; j++ {
+			// A name spelt out where the evidence abbreviates it ("Chief
+			// Financial Officer" for "CFO") is the evidence's own.
+			spelt := end-k >= 2 && heldBy(evs, m.claim.initials(k, end))
+			for j := k; j < end && !docName && !spelt; j++ {
 				tok := &toks[j]
-				w := m.claim.s[tok.start:tok.end]
+				w := strings.TrimSuffix(strings.TrimSuffix(m.claim.s[tok.start:tok.end], "'s"), "’s")
 				if tok.flags&fNameStop != 0 || hasDigit(tok.w) || utf8.RuneCountInString(w) < 2 || currencyCodes[w] {
 					continue
 				}
-				if !heldBy(evs, w) && !m.cutWord(j, evs) {
+				if !heldBy(evs, w) && !m.cutWord(j, evs) && !(acronym(w) && len(w) <= 8 && spelledOut(evs, w)) {
 					m.add(res, "name", reasonName+":"+w, w, "")
 					res.unsupported = true
 				}
@@ -1009,6 +1012,49 @@ func (m *meaningScanner) names(evs []meaningEvidence, res *meaningResult) {
 			res.unsupported = true
 		}
 	}
+}
+
+// initials returns the first letters of the capitalized tokens [from, to).
+func (t *mtext) initials(from, to int) string {
+	var b [16]byte
+	n := 0
+	for k := from; k < to && n < len(b); k++ {
+		if c := t.s[t.toks[k].start]; 'A' <= c && c <= 'Z' {
+			b[n] = c
+			n++
+		}
+	}
+	return string(b[:n])
+}
+
+
+// spelledOut reports whether a cited chunk spells out an acronym of the
+// claim as capitalized words ("Chief Financial Officer" for "CFO";
+// "of", "and", "the", "for" and "&" may stand between them).
+func spelledOut(evs []meaningEvidence, acr string) bool {
+	for i := range evs {
+		words := strings.Fields(evs[i].chunk)
+		for start := range words {
+			n := 0
+			for k := start; k < len(words) && n < len(acr); k++ {
+				w := strings.Trim(words[k], ",;:()\"'.")
+				if w == "" {
+					break
+				}
+				if n > 0 && (w == "of" || w == "and" || w == "the" || w == "for" || w == "&") {
+					continue
+				}
+				if w[0] != acr[n] {
+					break
+				}
+				n++
+			}
+			if n == len(acr) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // cutWord reports whether claim token k is its first or last word and a

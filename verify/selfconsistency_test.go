@@ -27,6 +27,9 @@ var rewordings = []struct {
 	{"modal synonym", func(s string) string {
 		return strings.NewReplacer(" must ", " shall ", " shall ", " must ", " is required to ", " must ").Replace(s)
 	}},
+	{"weaker modal", func(s string) string { // "may" is implied by "must": never more than the source says
+		return strings.NewReplacer(" must ", " may ", " shall ", " may ").Replace(s)
+	}},
 	{"contraction", func(s string) string {
 		return strings.NewReplacer(" does not ", " doesn't ", " is not ", " isn't ", " cannot ", " can't ", " do not ", " don't ").Replace(s)
 	}},
