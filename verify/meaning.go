@@ -1027,7 +1027,6 @@ func (t *mtext) initials(from, to int) string {
 	return string(b[:n])
 }
 
-
 // spelledOut reports whether a cited chunk spells out an acronym of the
 // claim as capitalized words ("Chief Financial Officer" for "CFO";
 // "of", "and", "the", "for" and "&" may stand between them).
