@@ -717,8 +717,10 @@ func referenceBefore(s string, i int) bool {
 	if strings.HasSuffix(s[:j], "§") {
 		return true
 	}
+	dotted := false
 	if j > 0 && s[j-1] == '.' && j < i {
 		j-- // "Art. 5", not "v.5"
+		dotted = true
 	}
 	var buf [10]byte
 	k := j
@@ -731,8 +733,15 @@ func referenceBefore(s string, i int) bool {
 	for n := k; n < j; n++ {
 		buf[n-k] = s[n] | 0x20
 	}
-	return referenceWords[string(buf[:j-k])]
+	w := string(buf[:j-k])
+	if numberWords[w] {
+		return dotted // "No. 1", "Nr. 4": an abbreviation, where a bare "no 3" is a quantity
+	}
+	return referenceWords[w]
 }
+
+// numberWords abbreviate "number" before a numeral, with their period.
+var numberWords = map[string]bool{"no": true, "nos": true, "nr": true}
 
 // withoutOwnSections drops from missing the reference numbers ("Under
 // Clause 22.2, …") that name a section holding an accepted span: a claim

@@ -287,6 +287,12 @@ func quietAround(before, claim, after, rawBefore, rawAfter string) bool {
 	if loud(bw[start:]) || loud(aw[:end]) {
 		return false
 	}
+	// A negator at the claim's end denies words after it ("… does not |
+	// cover"): the claim alone reads it otherwise.
+	var b5 [64]sideWord
+	if cw, ok := sideWords(claim[len(claim)-min(len(claim), 96):], b5[:]); !ok || loud(tail(cw, negScope+2)) {
+		return false
+	}
 	// Phrases across the edges, on the sides as cut at the claim.
 	cb, _ := sideWords(claim[:min(len(claim), 64)], b3[:8])
 	ce, _ := sideWords(claim[len(claim)-min(len(claim), 64):], b4[:16])
@@ -317,7 +323,7 @@ func exception(ws []sideWord) bool {
 func loud(ws []sideWord) bool {
 	for n := 0; n < len(ws); n++ {
 		w := ws[n]
-		if strings.HasSuffix(w.w, "n't") || strings.HasSuffix(w.w, "n’t") {
+		if n := len(w.w); n >= 3 && strings.EqualFold(w.w[n-3:], "n't") || n >= 5 && strings.EqualFold(w.w[n-5:], "n’t") {
 			return true
 		}
 		if w.e == nil {
@@ -609,14 +615,17 @@ func (t *mtext) denies(k int, c *mclause, other *mtext, oc *mclause) (int, int) 
 	if pos, ok := lex.negatedStems(tok.stem); ok {
 		return k, other.findStem(oc, pos, tok.hash)
 	}
-	h := t.head(k, c)
-	if h < 0 {
+	sc := t.scope(k, c)
+	if len(sc) == 0 {
 		return -1, -1
 	}
-	if match := other.findHash(oc, t.toks[h].hash); match >= 0 {
-		return h, match
+	for _, h := range sc {
+		if match := other.findHash(oc, t.toks[h].hash); match >= 0 {
+			return h, match
+		}
 	}
 	// "not covered" denies what "excluded" denies.
+	h := sc[0]
 	for j := oc.from; j < oc.to; j++ {
 		if pos, ok := lex.negatedStems(other.toks[j].stem); ok && other.toks[j].neg {
 			for _, p := range pos {

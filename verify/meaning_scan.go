@@ -21,6 +21,7 @@ type mtok struct {
 	content    bool  // counts for clause overlap
 	neg        bool  // a negator that counts (not inside "no more than", "not only")
 	negated    bool  // the word a negator denies
+	soft       bool  // its clause break comes from a word ("but", "if"), not punctuation
 	info       *lexWord
 	noPeriod   bool // inside "annual report" and the like
 }
@@ -64,6 +65,7 @@ type mtext struct {
 	sets        []uint32 // the clauses' stem sets
 	lower       []byte   // arena of lower-cased words
 	conditional bool     // inside a conditional clause, while tokenizing
+	scopeBuf    []int    // scope's result, reused
 }
 
 // scan tokenizes s and finds the lexicon's phrases, the clauses and what
@@ -209,6 +211,7 @@ func (t *mtext) classify(tok *mtok) {
 	if tok.info != nil {
 		tok.flags = tok.info.flags
 	}
+	hard := tok.brk
 	if tok.flags&fClauseBreak != 0 {
 		tok.brk = max(tok.brk, brkClause)
 	}
@@ -222,6 +225,9 @@ func (t *mtext) classify(tok *mtok) {
 	} else if t.conditional && tok.brk == brkComma {
 		tok.brk, t.conditional = brkClause, false
 	}
+	// A break the words make, not the punctuation, does not part a phrase:
+	// "only if", "but only" stay exceptions.
+	tok.soft = tok.brk >= brkClause && hard < brkClause
 	if tok.info != nil && tok.info.irregular != "" {
 		tok.stem = tok.info.irregular
 	} else {
@@ -387,7 +393,7 @@ func (t *mtext) follows(i int, words []string) bool {
 	}
 	for k, w := range words {
 		tok := &t.toks[i+1+k]
-		if tok.w != w && !(w == "." && tok.brk == brkSentence) || tok.brk >= brkClause {
+		if tok.w != w && !(w == "." && tok.brk == brkSentence) || tok.brk >= brkClause && !tok.soft {
 			return false
 		}
 	}
@@ -458,7 +464,7 @@ func (t *mtext) split() {
 		c := &t.clauses[ci]
 		for k := c.from; k < c.to; k++ {
 			if t.toks[k].neg {
-				if h := t.head(k, c); h >= 0 {
+				for _, h := range t.scope(k, c) {
 					t.toks[h].negated = true
 				}
 			}
@@ -520,6 +526,32 @@ func (t *mtext) head(i int, c *mclause) int {
 		}
 	}
 	return -1
+}
+
+// negScope is how many content words after its head a negator denies:
+// "does not count as a receipt" denies the receipt as much as the count.
+const negScope = 3
+
+// scope returns the tokens negator i denies: its head and the content
+// words after it in its clause, up to a comma or another negator.
+func (t *mtext) scope(i int, c *mclause) []int {
+	h := t.head(i, c)
+	if h < 0 {
+		return nil
+	}
+	out := t.scopeBuf[:0]
+	out = append(out, h)
+	for k := h + 1; k < c.to && len(out) <= negScope; k++ {
+		tok := &t.toks[k]
+		if tok.brk >= brkComma || tok.neg {
+			break
+		}
+		if tok.content {
+			out = append(out, k)
+		}
+	}
+	t.scopeBuf = out
+	return out
 }
 
 // overlap counts the distinct content stems of claim clause a found in

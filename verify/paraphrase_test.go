@@ -1,0 +1,116 @@
+package verify_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evidence-rag/evidence/corpus"
+	"github.com/evidence-rag/evidence/ingest"
+	"github.com/evidence-rag/evidence/store"
+	"github.com/evidence-rag/evidence/store/storetest"
+	"github.com/evidence-rag/evidence/verify"
+)
+
+// paraphrases are claims written as an outside reader writes them, in
+// other words than their quotes, on the sample corpus's credit agreement
+// and expense policy: the correct ones must pass (precision), the wrong
+// ones must give the reason.
+var paraphrases = []struct {
+	doc, claim, quote, disposition, reason string
+}{
+	// correct: other words, the same meaning
+	{"credit-agreement-summary.txt", "The Interest Coverage Ratio must be at least 4.00 to 1.00.", "The Interest Coverage Ratio shall not be less than\n4.00 to 1.00.", "accept", ""},
+	{"credit-agreement-summary.txt", "The Net Leverage Ratio may not exceed 3.25 to 1.00.", "The Net Leverage Ratio shall not exceed 3.25 to 1.00.", "accept", ""},
+	{"credit-agreement-summary.txt", "Shareholders can cure a covenant breach by contributing cash within 15 business days after the compliance certificate is due.", "If a covenant is breached, the shareholders may contribute\ncash within 15 business days after the compliance certificate is due.", "accept", ""},
+	{"credit-agreement-summary.txt", "An equity cure may be used at most 2 times in any four consecutive quarters.", "An equity cure may be used no more than 2 times in any four consecutive quarters", "accept", ""},
+	{"credit-agreement-summary.txt", "The auditor's report must not be qualified as to going concern.", "the\nauditor's report, which must not be qualified as to going concern", "accept", ""},
+	{"credit-agreement-summary.txt", "Covenant calculations are kept for 10 years after final maturity.", "Compliance certificates and covenant calculations are kept by\nTreasury for 10 years after final maturity", "accept", ""},
+	{"credit-agreement-summary.txt", "Amendment No. 1 reduced the commitment fee from 0.40% to 0.35% per year.", "Amendment No. 1, dated 2025-02-14, raised the Revolving Credit Facility from\nUSD 60,000,000 to USD 75,000,000 and reduced the commitment fee from 0.40% to\n0.35% per year.", "accept", ""},
+	{"credit-agreement-summary.txt", "After an event of default the Required Lenders may instruct the Administrative Agent to cancel the commitments.", "the Required Lenders (Lenders holding more than 50%\nof the commitments) may instruct the Administrative Agent to cancel the\ncommitments", "accept", ""},
+	{"credit-agreement-summary.txt", "The CFO signs the quarterly compliance certificate.", "a compliance\ncertificate signed by the Chief Financial Officer", "accept", ""},
+	{"expense-policy.md", "Expense reports have to be submitted within 14 calendar days of the end of the trip.", "Submit all expense reports within 14 calendar days of the end of the trip", "accept", ""},
+	{"expense-policy.md", "Claims above EUR 25 need an itemized receipt.", "Every claim above EUR 25 needs an itemized receipt.", "accept", ""},
+	{"expense-policy.md", "A card slip that shows only the total does not count as a receipt.", "A card slip showing only\nthe total is not a receipt.", "accept", ""},
+	{"expense-policy.md", "An approver cannot approve a report that includes their own expenses.", "An approver may not approve a report that includes their own expenses", "accept", ""},
+	{"expense-policy.md", "Rail journeys over 3 hours may be taken in first class.", "Rail: first class is allowed for journeys over 3 hours.", "accept", ""},
+	{"expense-policy.md", "Reports submitted after 60 calendar days are only reimbursed with the CFO's written approval.", "Reports submitted after 60 calendar days are reimbursed only with the\nwritten approval of the Chief Financial Officer.", "accept", ""},
+	// correct but narrower than said: the passage attaches a condition
+	{"expense-policy.md", "Bookings made outside the travel portal are reimbursed up to the fare the portal offered.", "Bookings made\nelsewhere are reimbursed only up to the fare the portal offered on the day of\nbooking", "clarify", "qualifier_missing:exception"},
+	// wrong: the passage says otherwise
+	{"credit-agreement-summary.txt", "The Interest Coverage Ratio must not exceed 4.00 to 1.00.", "The Interest Coverage Ratio shall not be less than\n4.00 to 1.00.", "block_answer", "direction_contradicted"},
+	{"credit-agreement-summary.txt", "The Net Leverage Ratio must be at least 3.25 to 1.00.", "The Net Leverage Ratio shall not exceed 3.25 to 1.00.", "block_answer", "direction_contradicted"},
+	{"credit-agreement-summary.txt", "Amendment No. 1 increased the commitment fee to 0.35% per year.", "reduced the commitment fee from 0.40% to\n0.35% per year", "block_answer", "direction_contradicted"},
+	{"credit-agreement-summary.txt", "The commitment fee of 0.35% is paid monthly.", "A commitment fee of 0.35% per year accrues on the unused revolving\ncommitments and is paid quarterly in arrears.", "block_answer", "period_contradicted"},
+	{"credit-agreement-summary.txt", "The shareholders must contribute cash within 15 business days after the compliance certificate is due.", "the shareholders may contribute\ncash within 15 business days after the compliance certificate is due.", "remove_claim", "modality_differs"},
+	{"credit-agreement-summary.txt", "The compliance certificate is signed by the Chief Executive Officer.", "a compliance\ncertificate signed by the Chief Financial Officer", "remove_claim", "name_unsupported"},
+	{"expense-policy.md", "An approver may approve a report that includes their own expenses.", "An approver may not approve a report that includes their own expenses", "block_answer", "polarity_contradicted"},
+	{"expense-policy.md", "A card slip showing only the total is a receipt.", "A card slip showing only\nthe total is not a receipt.", "block_answer", "polarity_contradicted"},
+}
+
+func TestParaphrases(t *testing.T) {
+	dir, err := corpus.SampleDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := storetest.Open(t)
+	var paths []string
+	for _, name := range []string{"credit-agreement-summary.txt", "expense-policy.md"} {
+		paths = append(paths, filepath.Join(dir, name))
+	}
+	if _, err := ingest.Run(context.Background(), db, paths, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	pol := verify.DefaultPolicy()
+	for _, p := range paraphrases {
+		id := chunkHolding(t, db, p.doc, p.quote)
+		req := &verify.Request{RequestID: "p", Retrieved: []string{id}, Claims: []verify.Claim{{ClaimID: "c",
+			Text: p.claim, Evidence: []verify.Evidence{{ChunkID: id, Quote: p.quote}}}}}
+		rep, err := verify.Check(context.Background(), db, req, pol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cr := rep.Claims[0]
+		ok := cr.Disposition == p.disposition
+		if p.reason != "" {
+			ok = ok && contains(cr.Reasons, p.reason)
+		}
+		if !ok {
+			t.Errorf("%q: got %s %v %v, want %s %s", p.claim, cr.Disposition, cr.Reasons, cr.Findings, p.disposition, p.reason)
+		}
+	}
+}
+
+// chunkHolding returns the id of the chunk of a document's current version
+// whose text holds the quote.
+func chunkHolding(t *testing.T, db *store.DB, doc, quote string) string {
+	t.Helper()
+	var id string
+	err := db.View(func(tx *store.Tx) error {
+		d, err := tx.Document(doc)
+		if err != nil {
+			return err
+		}
+		v, err := tx.Version(d.Current)
+		if err != nil {
+			return err
+		}
+		return tx.ForEachChunk(v, func(c *store.Chunk) error {
+			span, err := tx.Span(v, c)
+			if err == nil && id == "" && strings.Contains(squash(string(span)), squash(quote)) {
+				id = c.ID()
+			}
+			return err
+		})
+	})
+	if err != nil || id == "" {
+		b, _ := os.ReadFile(filepath.Join("..", "corpus", "sample", doc))
+		t.Fatalf("no chunk of %s holds %q (%v; in the file: %v)", doc, quote, err, strings.Contains(squash(string(b)), squash(quote)))
+	}
+	return id
+}
+
+// squash collapses whitespace, as a quote's whitespace match level does.
+func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
