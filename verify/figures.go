@@ -733,11 +733,10 @@ func referenceBefore(s string, i int) bool {
 	for n := k; n < j; n++ {
 		buf[n-k] = s[n] | 0x20
 	}
-	w := string(buf[:j-k])
-	if numberWords[w] {
+	if numberWords[string(buf[:j-k])] {
 		return dotted // "No. 1", "Nr. 4": an abbreviation, where a bare "no 3" is a quantity
 	}
-	return referenceWords[w]
+	return referenceWords[string(buf[:j-k])]
 }
 
 // numberWords abbreviate "number" before a numeral, with their period.
