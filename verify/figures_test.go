@@ -110,6 +110,8 @@ func TestFigureMarks(t *testing.T) {
 		{"Clause EUR 5 million, clauses 3 and 4, subsection 9, counterpart 2", []string{"amount:EUR=5000000", "number=3/ref",
 			"number=4", "number=9", "number=2"}},
 		{"Clause 7 applies to 7 banks", []string{"number=7/ref", "count:bank=7"}},
+		// "No." with its period numbers a thing; a bare "no" counts nothing.
+		{"Amendment No. 1 reduced the fee; Nr. 4 applies; no 3 banks", []string{"number=1/ref", "number=4/ref", "count:bank=3"}},
 	}
 	for _, tt := range tests {
 		var got []string
