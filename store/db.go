@@ -49,7 +49,7 @@ func Open(path string, opts *Options) (db *DB, err error) {
 	var b *bolt.DB
 	err = guard(func() error {
 		var err error
-		b, err = bolt.Open(path, 0o644, &bolt.Options{Timeout: timeout, ReadOnly: opts.ReadOnly})
+		b, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, ReadOnly: opts.ReadOnly})
 		return err
 	})
 	switch {

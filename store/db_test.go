@@ -524,3 +524,22 @@ func TestLockedOtherProcess(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreFileNotWorldReadable: the store holds the text of documents
+// whose access list may exclude other local users: it is created readable
+// by its owner only.
+func TestStoreFileNotWorldReadable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "e.db")
+	db, err := store.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		t.Errorf("store file mode %v, want no access for group and others", perm)
+	}
+}

@@ -95,7 +95,7 @@ hold labels), in an order that mixes the strata; the summary goes to stderr, or 
 			if out != "" && len(items) == 0 {
 				report = o.stdout // nothing to write: no empty file to stand in the way of the next sample
 			} else if out != "" {
-				f, err := os.OpenFile(out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+				f, err := os.OpenFile(out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 				if errors.Is(err, os.ErrExist) {
 					return usagef("review sample: %s exists and may hold labels: remove it or choose another --out", out)
 				}
