@@ -63,6 +63,11 @@ var durationUnits = map[string]string{"day": "day", "days": "day", "week": "week
 	"month": "month", "months": "month", "year": "year", "years": "year", "hour": "hour", "hours": "hour",
 	"minute": "minute", "minutes": "minute", "quarter": "quarter", "quarters": "quarter"}
 
+// unitModifiers stand between a number and its unit without changing it:
+// "12 more months" is a duration of 12 months, as "a further 12 months".
+var unitModifiers = map[string]bool{"more": true, "further": true, "additional": true, "extra": true, "full": true,
+	"consecutive": true, "successive": true, "whole": true, "remaining": true, "straight": true}
+
 // dayQualifiers make a different unit: 10 business days are not 10 days.
 var dayQualifiers = map[string]string{"business": "business_day", "working": "business_day", "banking": "business_day"}
 
@@ -558,6 +563,16 @@ func number(s string, i int, cur string, from int) (Figure, int, bool) {
 			}
 			if next, nw := wordAt(s, skipSpaces(s, w)); durationUnits[strings.ToLower(next)] == "day" {
 				f.Kind, end = "duration:"+unit, nw
+			}
+		case unitModifiers[lw]:
+			// "12 more months", "3 further banks": the unit follows the modifier.
+			next, nw := wordAt(s, skipSpaces(s, w))
+			ln := strings.ToLower(next)
+			switch {
+			case durationUnits[ln] != "":
+				f.Kind, end = "duration:"+durationUnits[ln], nw
+			case next != "" && unicode.IsLower(rune(next[0])) && !functionWords[ln]:
+				f.Kind, end = "count:"+singular(ln), nw
 			}
 		case integer && len(val) == 4 && (val[:2] == "19" || val[:2] == "20") && word == "":
 			f.Kind = "year"

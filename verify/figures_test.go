@@ -112,6 +112,8 @@ func TestFigureMarks(t *testing.T) {
 		{"Clause 7 applies to 7 banks", []string{"number=7/ref", "count:bank=7"}},
 		// "No." with its period numbers a thing; a bare "no" counts nothing.
 		{"Amendment No. 1 reduced the fee; Nr. 4 applies; no 3 banks", []string{"number=1/ref", "number=4/ref", "count:bank=3"}},
+		// A modifier between a number and its unit keeps the unit.
+		{"for 12 more months and 3 further banks", []string{"duration:month=12", "count:bank=3"}},
 	}
 	for _, tt := range tests {
 		var got []string

@@ -39,6 +39,20 @@ var paraphrases = []struct {
 	{"expense-policy.md", "Reports submitted after 60 calendar days are only reimbursed with the CFO's written approval.", "Reports submitted after 60 calendar days are reimbursed only with the\nwritten approval of the Chief Financial Officer.", "accept", ""},
 	// correct but narrower than said: the passage attaches a condition
 	{"expense-policy.md", "Bookings made outside the travel portal are reimbursed up to the fare the portal offered.", "Bookings made\nelsewhere are reimbursed only up to the fare the portal offered on the day of\nbooking", "clarify", "qualifier_missing:exception"},
+	{"data-retention.md", "Approved expense reports and receipts must be retained for seven years.", "Approved expense reports and their receipts are kept for 7 years", "accept", ""}, // "seven" is no figure to compare: nothing to hold against it
+	{"data-retention.md", "Approved expense reports and their receipts are retained for 7 years.", "Approved expense reports and their receipts are kept for 7 years", "accept", ""},
+	{"data-retention.md", "Paper receipts can be destroyed once a scanned copy is attached to an approved report.", "The\noriginal paper receipt may be destroyed once the scanned copy has been\nattached to an approved report", "accept", ""},
+	{"data-retention.md", "Authentication and access logs are retained for 13 months.", "Authentication and access logs are kept for 13 months", "accept", ""},
+	{"data-retention.md", "Logs that belong to an open incident are kept until it is closed and for 12 more months.", "Logs that\nare part of an open incident are kept until the incident is closed and then for\na further 12 months.", "accept", ""},
+	{"data-retention.md", "Copies of compliance certificates in e-mail are not records.", "copies in e-mail are not records", "accept", ""},
+	{"data-retention.md", "Treasury keeps the master copy of the compliance certificates.", "Treasury\nholds the master copy", "accept", ""},
+	{"security-faq.html", "Passwords of normal accounts need at least 14 characters.", "At least 14 characters for a normal account", "accept", ""},
+	{"security-faq.html", "Administrator accounts need a password of at least 20 characters.", "20 characters for an\nadministrator account", "accept", ""},
+	{"security-faq.html", "SMS codes are no longer accepted as a second factor.", "Text messages are not accepted for any account since 2024-10-01.", "accept", ""},
+	{"security-faq.html", "Administrators are required to use a hardware key.", "Administrators must use a hardware key.", "accept", ""},
+	{"security-faq.html", "A lost laptop must be reported to the Security desk within an hour.", "Report it to the Security desk within 1 hour", "accept", ""},
+	{"security-faq.html", "A replacement key is issued within 2 business days.", "a replacement key is issued within 2 business days.", "accept", ""},
+	{"security-faq.html", "USB drives are never approved for customer data.", "Personal devices, personal cloud\naccounts and USB drives are never approved.", "accept", ""},
 	// wrong: the passage says otherwise
 	{"credit-agreement-summary.txt", "The Interest Coverage Ratio must not exceed 4.00 to 1.00.", "The Interest Coverage Ratio shall not be less than\n4.00 to 1.00.", "block_answer", "direction_contradicted"},
 	{"credit-agreement-summary.txt", "The Net Leverage Ratio must be at least 3.25 to 1.00.", "The Net Leverage Ratio shall not exceed 3.25 to 1.00.", "block_answer", "direction_contradicted"},
@@ -48,6 +62,8 @@ var paraphrases = []struct {
 	{"credit-agreement-summary.txt", "The compliance certificate is signed by the Chief Executive Officer.", "a compliance\ncertificate signed by the Chief Financial Officer", "remove_claim", "name_unsupported"},
 	{"expense-policy.md", "An approver may approve a report that includes their own expenses.", "An approver may not approve a report that includes their own expenses", "block_answer", "polarity_contradicted"},
 	{"expense-policy.md", "A card slip showing only the total is a receipt.", "A card slip showing only\nthe total is not a receipt.", "block_answer", "polarity_contradicted"},
+	{"security-faq.html", "Text messages are accepted as a second factor.", "Text messages are not accepted for any account since 2024-10-01.", "block_answer", "polarity_contradicted"},
+	{"data-retention.md", "Authentication and access logs are kept for 13 years.", "Authentication and access logs are kept for 13 months", "remove_claim", "figure_missing"}, // years and months are not one unit (DESIGN §5)
 }
 
 func TestParaphrases(t *testing.T) {
@@ -57,7 +73,7 @@ func TestParaphrases(t *testing.T) {
 	}
 	db := storetest.Open(t)
 	var paths []string
-	for _, name := range []string{"credit-agreement-summary.txt", "expense-policy.md"} {
+	for _, name := range []string{"credit-agreement-summary.txt", "expense-policy.md", "data-retention.md", "security-faq.html"} {
 		paths = append(paths, filepath.Join(dir, name))
 	}
 	if _, err := ingest.Run(context.Background(), db, paths, ingest.Options{}); err != nil {
