@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -583,6 +584,8 @@ func (t *mtext) plain(c *mclause, h uint32, skip int) bool {
 // of other states, and returns the first of them (or -1).
 func (t *mtext) relevantNegs(c *mclause, other *mtext, oc *mclause) (int, int) {
 	n, first, neither := 0, -1, false
+	var buf [8]uint32
+	seen := buf[:0]
 	for k := c.from; k < c.to; k++ {
 		tok := &t.toks[k]
 		if !tok.neg {
@@ -596,9 +599,21 @@ func (t *mtext) relevantNegs(c *mclause, other *mtext, oc *mclause) (int, int) {
 				continue // neither … nor is one negation
 			}
 		}
-		if _, match := t.denies(k, c, other, oc); match < 0 {
+		denied, match := t.denies(k, c, other, oc)
+		_, predicate := lex.negatedStems(tok.stem)
+		if match < 0 && !predicate {
 			continue
 		}
+		// One negation a denied word: "the Agent is not liable, and the
+		// Arranger is not liable either" denies liability once, as "neither
+		// the Agent nor the Arranger is liable" does. A negative predicate
+		// ("prohibited", "excluded") denies its whole clause, which lines
+		// up with the other: it always counts.
+		h := t.toks[max(denied, k)].hash
+		if slices.Contains(seen, h) {
+			continue
+		}
+		seen = append(seen, h)
 		n++
 		if first < 0 {
 			first = k
