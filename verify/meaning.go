@@ -24,6 +24,7 @@ type meaningEvidence struct {
 	chunk            string // the cited chunk, where names are looked up
 	section          []string
 	document         string
+	version          string // its document version, whose opening names may hold too
 }
 
 // meaningResult is what the checks found on one claim.
@@ -51,13 +52,16 @@ type meaningScanner struct {
 	evs   []meaningEvidence
 	figs  []Figure
 	quote [2]mtext // a loose quote and its span (quoteMeaningDiffers)
+	// head returns the opening of a version's text (set by the checker,
+	// which holds the read transaction), or "".
+	head func(version string) string
 }
 
 type alignment struct{ ev, clause int }
 
 // release returns the scanner to the pool, dropping the texts it read.
 func (m *meaningScanner) release() {
-	m.evs, m.claim.s = nil, ""
+	m.evs, m.claim.s, m.head = nil, "", nil
 	for i := range m.ev {
 		m.ev[i].s = ""
 	}
@@ -1022,7 +1026,7 @@ func (m *meaningScanner) names(evs []meaningEvidence, res *meaningResult) {
 				if tok.flags&fNameStop != 0 || hasDigit(tok.w) || utf8.RuneCountInString(w) < 2 || currencyCodes[w] {
 					continue
 				}
-				if !heldBy(evs, w) && !m.cutWord(j, evs) && !(acronym(w) && len(w) <= 8 && spelledOut(evs, w)) {
+				if !heldBy(evs, w) && !m.cutWord(j, evs) && !(acronym(w) && len(w) <= 8 && spelledOut(evs, w)) && !m.inHead(evs, w) {
 					m.add(res, "name", reasonName+":"+w, w, "")
 					res.unsupported = true
 				}
@@ -1030,7 +1034,7 @@ func (m *meaningScanner) names(evs []meaningEvidence, res *meaningResult) {
 			k = end - 1
 			continue
 		}
-		if !toks[k].cap && lex.drugName(toks[k].w) && !heldBy(evs, toks[k].w) && !m.cutWord(k, evs) {
+		if !toks[k].cap && lex.drugName(toks[k].w) && !heldBy(evs, toks[k].w) && !m.cutWord(k, evs) && !m.inHead(evs, toks[k].w) {
 			w := m.claim.s[toks[k].start:toks[k].end]
 			m.add(res, "name", reasonName+":"+w, w, "")
 			res.unsupported = true
@@ -1075,6 +1079,22 @@ func spelledOut(evs []meaningEvidence, acr string) bool {
 			if n == len(acr) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// inHead reports whether the opening of a cited version (its title and
+// parties: "KESTREL HARBOR GROUP LTD … Borrower: Kestrel Harbor Group Ltd")
+// names w: a name the document states for itself holds for every chunk of
+// it. Read only for a name no chunk holds.
+func (m *meaningScanner) inHead(evs []meaningEvidence, w string) bool {
+	if m.head == nil {
+		return false
+	}
+	for i := range evs {
+		if h := m.head(evs[i].version); h != "" && (containsWordFold(h, w) || containsWordFold(h, w+"s")) {
+			return true
 		}
 	}
 	return false
@@ -1352,7 +1372,7 @@ func (t *mtext) lowerRun(from, to int) string {
 func meaningContext(chunk string, bs, be int, er *EvidenceReport) meaningEvidence {
 	cs, ce := sentenceStart(chunk, bs), sentenceStop(chunk, be)
 	return meaningEvidence{context: chunk[cs:ce], spanFrom: bs - cs, spanTo: be - cs, chunk: chunk,
-		section: er.SectionPath, document: er.DocumentID}
+		section: er.SectionPath, document: er.DocumentID, version: er.DocumentVersion}
 }
 
 // maxWiden bounds how far a span is widened to a sentence's ends.

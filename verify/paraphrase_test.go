@@ -37,6 +37,8 @@ var paraphrases = []struct {
 	{"expense-policy.md", "An approver cannot approve a report that includes their own expenses.", "An approver may not approve a report that includes their own expenses", "accept", ""},
 	{"expense-policy.md", "Rail journeys over 3 hours may be taken in first class.", "Rail: first class is allowed for journeys over 3 hours.", "accept", ""},
 	{"expense-policy.md", "Reports submitted after 60 calendar days are only reimbursed with the CFO's written approval.", "Reports submitted after 60 calendar days are reimbursed only with the\nwritten approval of the Chief Financial Officer.", "accept", ""},
+	{"credit-agreement-summary.txt", "Kestrel Harbor must deliver audited statements within 120 days after the end of each fiscal year.", "Audited consolidated financial statements and a compliance\ncertificate within 120 days after the end of each fiscal year", "accept", ""},
+	{"expense-policy.md", "At Kestrel Harbor Group, claims above EUR 25 need an itemized receipt.", "Every claim above EUR 25 needs an itemized receipt.", "accept", ""},
 	// correct but narrower than said: the passage attaches a condition
 	{"expense-policy.md", "Bookings made outside the travel portal are reimbursed up to the fare the portal offered.", "Bookings made\nelsewhere are reimbursed only up to the fare the portal offered on the day of\nbooking", "clarify", "qualifier_missing:exception"},
 	{"data-retention.md", "Approved expense reports and receipts must be retained for seven years.", "Approved expense reports and their receipts are kept for 7 years", "accept", ""}, // "seven" is no figure to compare: nothing to hold against it
@@ -59,6 +61,7 @@ var paraphrases = []struct {
 	{"credit-agreement-summary.txt", "Amendment No. 1 increased the commitment fee to 0.35% per year.", "reduced the commitment fee from 0.40% to\n0.35% per year", "block_answer", "direction_contradicted"},
 	{"credit-agreement-summary.txt", "The commitment fee of 0.35% is paid monthly.", "A commitment fee of 0.35% per year accrues on the unused revolving\ncommitments and is paid quarterly in arrears.", "block_answer", "period_contradicted"},
 	{"credit-agreement-summary.txt", "The shareholders must contribute cash within 15 business days after the compliance certificate is due.", "the shareholders may contribute\ncash within 15 business days after the compliance certificate is due.", "remove_claim", "modality_differs"},
+	{"credit-agreement-summary.txt", "Under the facility, Birch Capital must deliver audited statements within 120 days after the end of each fiscal year.", "Audited consolidated financial statements and a compliance\ncertificate within 120 days after the end of each fiscal year", "remove_claim", "name_unsupported:Birch"},
 	{"credit-agreement-summary.txt", "The compliance certificate is signed by the Chief Executive Officer.", "a compliance\ncertificate signed by the Chief Financial Officer", "remove_claim", "name_unsupported"},
 	{"expense-policy.md", "An approver may approve a report that includes their own expenses.", "An approver may not approve a report that includes their own expenses", "block_answer", "polarity_contradicted"},
 	{"expense-policy.md", "A card slip showing only the total is a receipt.", "A card slip showing only\nthe total is not a receipt.", "block_answer", "polarity_contradicted"},

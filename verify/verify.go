@@ -32,6 +32,7 @@ func Check(ctx context.Context, db Viewer, req *Request, pol *Policy) (*Report, 
 	err := db.View(func(tx *store.Tx) error {
 		rep.storeSequence = tx.Sequence()
 		c := checker{tx: tx, req: req, pol: pol, retrieved: retrieved, meaning: scanners.Get().(*meaningScanner)}
+		c.meaning.head = c.versionHead
 		defer c.meaning.release()
 		defer func() { todo = c.pending }()
 		if len(req.Claims) == 0 {
@@ -76,6 +77,7 @@ type checker struct {
 	spans      []string           // the last claim's accepted evidence, as a judge sees it
 	meaning    *meaningScanner    // from scanners: its buffers outlive the request
 	meaningEvs []meaningEvidence
+	heads      map[string]string // versionHead's, per request
 }
 
 // accepted is one citation that resolved and whose quote matched: the
@@ -399,6 +401,30 @@ func (c *checker) evidence(e *Evidence, claim string) (EvidenceReport, accepted,
 	er.Status, er.Text = EvidenceOK, span
 	er.Checks = append(er.Checks, CheckQuote)
 	return er, accepted{text: span, before: chunkText[:bs], meaning: meaningContext(chunkText, bs, be, &er)}, Accept, nil
+}
+
+// headCodePoints is how much of a version's opening the names check reads.
+const headCodePoints = 400
+
+// versionHead returns the first code points of a version's text, where a
+// document names itself and its parties, once per request and version.
+func (c *checker) versionHead(id string) string {
+	if h, ok := c.heads[id]; ok {
+		return h
+	}
+	h := ""
+	if v, err := c.tx.Version(id); err == nil {
+		if txt, err := c.tx.Text(v); err == nil {
+			if b, err := txt.Slice(0, min(headCodePoints, v.TextLen)); err == nil {
+				h = string(b)
+			}
+		}
+	}
+	if c.heads == nil {
+		c.heads = map[string]string{}
+	}
+	c.heads[id] = h
+	return h
 }
 
 // fill sets the coordinates of an evidence span from ingestion metadata:
