@@ -592,16 +592,8 @@ func (t *mtext) relevantNegs(c *mclause, other *mtext, oc *mclause) (int, int) {
 	seen := buf[:0]
 	for k := c.from; k < c.to; k++ {
 		tok := &t.toks[k]
-		if !tok.neg {
+		if !oneNegation(tok, &neither) {
 			continue
-		}
-		switch tok.w {
-		case "neither":
-			neither = true
-		case "nor":
-			if neither {
-				continue // neither … nor is one negation
-			}
 		}
 		denied, match := t.denies(k, c, other, oc)
 		_, predicate := lex.negatedStems(tok.stem)

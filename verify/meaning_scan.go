@@ -478,20 +478,26 @@ func (t *mtext) split() {
 			if tok.flags&fRestrict != 0 && c.modals&(1<<vPermission) != 0 {
 				c.restricted = true
 			}
-			if !tok.neg {
-				continue
+			if oneNegation(tok, &neither) {
+				c.negs++
 			}
-			switch tok.w {
-			case "neither":
-				neither = true
-			case "nor":
-				if neither {
-					continue // neither … nor is one negation
-				}
-			}
-			c.negs++
 		}
 	}
+}
+
+// oneNegation reports whether a token is a negator that counts on its own:
+// the "nor" of "neither … nor" is the same negation as its "neither".
+func oneNegation(tok *mtok, neither *bool) bool {
+	if !tok.neg {
+		return false
+	}
+	switch tok.w {
+	case "neither":
+		*neither = true
+	case "nor":
+		return !*neither
+	}
+	return true
 }
 
 // negatedNear reports whether a modal is negated: "may not", "must not",
