@@ -188,6 +188,13 @@ func lastWordLen(s string) int {
 func eachWord(s string, fn func(w string, at int) bool) {
 	for i := 0; i < len(s); {
 		for i < len(s) {
+			if c := s[i]; c < 0x80 {
+				if asciiWord[c] || c == '\'' || c == '-' {
+					break
+				}
+				i++
+				continue
+			}
 			ok, size := wordRuneAt(s, i)
 			if ok {
 				break
@@ -196,6 +203,13 @@ func eachWord(s string, fn func(w string, at int) bool) {
 		}
 		j := i
 		for j < len(s) {
+			if c := s[j]; c < 0x80 {
+				if !(asciiWord[c] || c == '\'' || c == '-') {
+					break
+				}
+				j++
+				continue
+			}
 			ok, size := wordRuneAt(s, j)
 			if !ok {
 				break
@@ -1165,6 +1179,30 @@ func containsWordFold(s, w string) bool {
 		from += i + 1
 	}
 	n := len(w)
+	if n == 0 {
+		return false
+	}
+	if c := w[0]; c < 0x80 && isWordRune(rune(c)) {
+		// Only where the first letter stands, in either case.
+		lo, up := c|0x20, c&^0x20
+		if c < 'A' {
+			lo, up = c, c // a digit
+		}
+		for i := 0; i+n <= len(s); i++ {
+			j := strings.IndexByte(s[i:len(s)-n+1], lo)
+			if k := strings.IndexByte(s[i:len(s)-n+1], up); k >= 0 && (j < 0 || k < j) {
+				j = k
+			}
+			if j < 0 {
+				return false
+			}
+			i += j
+			if strings.EqualFold(s[i:i+n], w) && wholeWord(s, i, i+n) {
+				return true
+			}
+		}
+		return false
+	}
 	for i := 0; i+n <= len(s); i++ {
 		if strings.EqualFold(s[i:i+n], w) && wholeWord(s, i, i+n) {
 			return true

@@ -148,3 +148,24 @@ func TestRestatesIsExact(t *testing.T) {
 		t.Errorf("only %d claims took the shortcut", skipped)
 	}
 }
+
+func TestContainsWordFold(t *testing.T) {
+	for _, tc := range []struct {
+		s, w string
+		want bool
+	}{
+		{"the Chief Financial Officer signs", "financial", true},
+		{"the Chief Financial Officer signs", "FINANCIAL", true},
+		{"the financially sound", "financial", false},
+		{"Kestrel Harbor Group Ltd", "harbor", true},
+		{"abc", "abcd", false},
+		{"7 banks", "7", true},
+		{"17 banks", "7", false},
+		{"Ärzte und Ärztinnen", "ärzte", true},
+		{"", "x", false},
+	} {
+		if got := containsWordFold(tc.s, tc.w); got != tc.want {
+			t.Errorf("containsWordFold(%q, %q) = %v, want %v", tc.s, tc.w, got, tc.want)
+		}
+	}
+}
