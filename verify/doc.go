@@ -10,8 +10,13 @@
 // evidence: every figure of the claim appears exactly in it (a fuzzy quote
 // never excuses a changed figure), a figure of the same kind with another
 // value is a contradiction, and the qualifiers the policy requires are
-// carried. Support (citations) and coverage (claims and factual sentences)
-// are measured apart and never merged.
+// carried. The meaning checks (meaning*.go, word lists in
+// meaning-words.json) then compare the claim with the sentence its quote
+// matched: negation, bounds and trends, periods, modals, names and roles,
+// exceptions; each fires only where the two texts line up, so a claim that
+// restates its evidence is never blocked. Every claim and citation lists the
+// checks that ran and passed. Support (citations) and coverage (claims and
+// factual sentences) are measured apart and never merged.
 //
 // An optional model judge (Judge, docs/judge.md) is then asked about each
 // claim that passed every check, shown only that claim and its own

@@ -1,0 +1,495 @@
+package verify
+
+import (
+	"slices"
+	"strings"
+)
+
+// polarity: the claim's clause and every clause it lines up with differ
+// in negation: an odd count, on one side, of negators that deny a word the
+// other side states ("does not cover" against "covers"). Negators that
+// deny something the other side does not mention are not counted, so a
+// long clause's other negations do not matter. Exceptions turn a negation
+// around ("not covered unless …"): segments holding one are left to the
+// exception check.
+func (m *meaningScanner) polarity(ci int, ev []mtext, al []alignment, res *meaningResult) {
+	c := &m.claim.clauses[ci]
+	if m.claim.segmentHasException(c.segment) {
+		return
+	}
+	var claimNeg, evNeg int
+	for _, a := range al {
+		et, e := &ev[a.ev], &ev[a.ev].clauses[a.clause]
+		if et.segmentHasException(e.segment) {
+			return
+		}
+		pc, kc := m.claim.relevantNegs(c, et, e)
+		pe, ke := et.relevantNegs(e, &m.claim, c)
+		if pc%2 == pe%2 {
+			return
+		}
+		claimNeg, evNeg = kc, ke
+	}
+	a := al[len(al)-1]
+	et, e := &ev[a.ev], &ev[a.ev].clauses[a.clause]
+	negText, negClause, k, other, otherClause := et, e, evNeg, &m.claim, c
+	if claimNeg >= 0 {
+		negText, negClause, k, other, otherClause = &m.claim, c, claimNeg, et, e
+	}
+	if k < 0 {
+		return
+	}
+	denied, match := negText.denies(k, negClause, other, otherClause)
+	// The denied word must be stated plainly on the other side, denied
+	// nowhere there, and not also stated plainly beside the negation:
+	// clause edges that differ between a quote and its source (joined
+	// lines, list items) then cannot fake a difference.
+	if denied < 0 || match < 0 || other.toks[match].negated || other.negates(negText.toks[denied].hash) ||
+		negText.plain(negClause, negText.toks[denied].hash, denied) {
+		return
+	}
+	from := k
+	if from > negClause.from && negText.toks[from-1].flags&fAux != 0 {
+		from--
+	}
+	negWords := negText.words(min(from, denied), max(k, denied)+1)
+	otherWords := other.words(match, match+1)
+	if negText == &m.claim {
+		m.add(res, "polarity", reasonPolarity, negWords, otherWords)
+	} else {
+		m.add(res, "polarity", reasonPolarity, otherWords, negWords)
+	}
+	res.contradicted = true
+}
+
+// negates reports whether any negator of the text denies a word of stem
+// hash h.
+func (t *mtext) negates(h uint32) bool {
+	for k := range t.toks {
+		if t.toks[k].hash == h && t.toks[k].negated {
+			return true
+		}
+	}
+	return false
+}
+
+// plain reports whether the clause states a word of stem hash h that no
+// negator denies (other than at token skip).
+func (t *mtext) plain(c *mclause, h uint32, skip int) bool {
+	for k := c.from; k < c.to; k++ {
+		if k != skip && t.toks[k].hash == h && t.toks[k].content && !t.toks[k].negated {
+			return true
+		}
+	}
+	return false
+}
+
+// relevantNegs counts the negators of clause c that deny a word clause oc
+// of other states, and returns the first of them (or -1).
+func (t *mtext) relevantNegs(c *mclause, other *mtext, oc *mclause) (int, int) {
+	n, first, neither := 0, -1, false
+	var buf [8]uint32
+	seen := buf[:0]
+	for k := c.from; k < c.to; k++ {
+		tok := &t.toks[k]
+		if !oneNegation(tok, &neither) {
+			continue
+		}
+		denied, match := t.denies(k, c, other, oc)
+		_, predicate := lex.negatedStems(tok.stem)
+		if match < 0 && !predicate {
+			continue
+		}
+		// One negation a denied word: "the Agent is not liable, and the
+		// Arranger is not liable either" denies liability once, as "neither
+		// the Agent nor the Arranger is liable" does. A negative predicate
+		// ("prohibited", "excluded") denies its whole clause, which lines
+		// up with the other: it always counts.
+		h := t.toks[max(denied, k)].hash
+		if slices.Contains(seen, h) {
+			continue
+		}
+		seen = append(seen, h)
+		n++
+		if first < 0 {
+			first = k
+		}
+	}
+	return n, first
+}
+
+// denies returns the word negator k denies and where clause oc of other
+// states it, or -1: the head after the negator, or, for a negative
+// predicate ("excluded"), the positive words it denies.
+func (t *mtext) denies(k int, c *mclause, other *mtext, oc *mclause) (int, int) {
+	tok := &t.toks[k]
+	if pos, ok := lex.negatedStems(tok.stem); ok {
+		return k, other.findStem(oc, pos, tok.hash)
+	}
+	sc := t.scope(k, c)
+	if len(sc) == 0 {
+		return -1, -1
+	}
+	for _, h := range sc {
+		if match := other.findHash(oc, t.toks[h].hash); match >= 0 {
+			return h, match
+		}
+	}
+	// "not covered" denies what "excluded" denies.
+	h := sc[0]
+	for j := oc.from; j < oc.to; j++ {
+		if pos, ok := lex.negatedStems(other.toks[j].stem); ok && other.toks[j].neg {
+			for _, p := range pos {
+				if strings.HasPrefix(t.toks[h].stem, p) {
+					return h, j
+				}
+			}
+		}
+	}
+	return h, -1
+}
+
+// segmentHasException reports whether a segment holds an exception
+// ("unless", "only if"), which turns a negation around.
+func (t *mtext) segmentHasException(seg int) bool {
+	for i := range t.clauses {
+		if t.clauses[i].segment == seg && t.clauses[i].exception >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// findHash returns a content token of the clause with stem hash h, or -1.
+func (t *mtext) findHash(c *mclause, h uint32) int {
+	for k := c.from; k < c.to; k++ {
+		if t.toks[k].hash == h && (t.toks[k].content || t.toks[k].neg) {
+			return k
+		}
+	}
+	return -1
+}
+
+// findStem returns a token of the clause whose stem is one of stems, or
+// the negative predicate itself (hash self), or -1.
+func (t *mtext) findStem(c *mclause, stems []string, self uint32) int {
+	for k := c.from; k < c.to; k++ {
+		tok := &t.toks[k]
+		if tok.hash == self {
+			return k
+		}
+		for _, s := range stems {
+			if strings.HasPrefix(tok.stem, s) {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
+// trend: the claim says up (or down) and the clauses it lines up with say
+// only the other way. Negations turn trends around, so either side having
+// one leaves it alone.
+func (m *meaningScanner) trend(ci int, ev []mtext, al []alignment, res *meaningResult) {
+	c := &m.claim.clauses[ci]
+	if c.trends == 0 || c.trends == 1<<vUp|1<<vDown || c.negs > 0 {
+		return
+	}
+	var union uint16
+	for _, a := range al {
+		e := &ev[a.ev].clauses[a.clause]
+		if e.negs > 0 {
+			return
+		}
+		union |= e.trends
+	}
+	if union == 0 || union&c.trends != 0 {
+		return
+	}
+	m.add(res, "direction", reasonDirection, m.claim.matchWords(c, kTrend), ev[al[0].ev].matchWords(&ev[al[0].ev].clauses[al[0].clause], kTrend))
+	res.contradicted = true
+}
+
+// matchWords returns the words of the clause's first phrase of a kind.
+func (t *mtext) matchWords(c *mclause, kind uint8) string {
+	for _, mt := range t.matches {
+		if mt.kind == kind && mt.from >= c.from && mt.from < c.to {
+			return t.words(mt.from, mt.to)
+		}
+	}
+	return ""
+}
+
+// modality: "must" where the evidence only says "may" or "should", or
+// "may only" where it says "may", is more than the evidence says; "may"
+// where it says "may only" drops a restriction (clarify). A weaker modal
+// than the evidence's ("may" for "must") is implied by it and passes;
+// negated modals are the polarity check's.
+func (m *meaningScanner) modality(ci int, ev []mtext, al []alignment, res *meaningResult) {
+	c := &m.claim.clauses[ci]
+	if c.modals == 0 || c.negModal {
+		return
+	}
+	var union uint16
+	restricted := false
+	for _, a := range al {
+		e := &ev[a.ev].clauses[a.clause]
+		if e.negModal {
+			return
+		}
+		union |= e.modals
+		restricted = restricted || e.restricted
+	}
+	if union == 0 {
+		return
+	}
+	// A modal the quoted part of the evidence states anywhere is not more
+	// than it says (clause edges differ between a quote and its source).
+	var quoted uint16
+	for _, a := range al {
+		for j := range ev[a.ev].clauses {
+			if e := &ev[a.ev].clauses[j]; m.inSpan(a.ev, e) {
+				quoted |= e.modals
+			}
+		}
+	}
+	stated := c.modals&^quoted == 0
+	claimWords := m.claim.matchWords(c, kModal)
+	evWords := ev[al[0].ev].matchWords(&ev[al[0].ev].clauses[al[0].clause], kModal)
+	switch {
+	case !stated && c.modals&(1<<vObligation) != 0 && union&(1<<vObligation) == 0,
+		!stated && c.modals&(1<<vRecommendation) != 0 && union&(1<<vObligation|1<<vRecommendation) == 0,
+		c.restricted && !restricted && union&(1<<vObligation) == 0:
+		m.add(res, "modality", reasonModality, claimWords, evWords)
+		res.unsupported = true
+	case c.modals == 1<<vPermission && !c.restricted && restricted && union&(1<<vObligation) == 0 && !c.condition:
+		m.add(res, "modality", "qualifier_missing:restriction", claimWords, evWords+" only")
+		res.clarify = appendOnce(res.clarify, "restriction")
+	}
+}
+
+func appendOnce(ss []string, s string) []string {
+	for _, x := range ss {
+		if x == s {
+			return ss
+		}
+	}
+	return append(ss, s)
+}
+
+// period: the claim names a period ("annually") and the segment of every
+// clause it lines up with names others only ("quarterly").
+func (m *meaningScanner) period(ci int, ev []mtext, al []alignment, res *meaningResult) {
+	c := &m.claim.clauses[ci]
+	if c.periods == 0 {
+		return
+	}
+	var union uint32
+	for _, a := range al {
+		for _, e := range ev[a.ev].clauses {
+			if e.segment == ev[a.ev].clauses[a.clause].segment {
+				union |= e.periods
+			}
+		}
+	}
+	if union == 0 || union&c.periods != 0 {
+		return
+	}
+	et := &ev[al[0].ev]
+	evWords := ""
+	for _, mt := range et.matches {
+		if mt.kind == kPeriod && !et.toks[mt.from].noPeriod && union&(1<<mt.value) != 0 {
+			evWords = et.words(mt.from, mt.to)
+			break
+		}
+	}
+	m.add(res, "period", reasonPeriod, m.claim.matchWords(c, kPeriod), evWords)
+	res.contradicted = true
+}
+
+// exceptions: a clause of the evidence that carries "unless", "except",
+// "provided that", "subject to" … in the part the claim rests on (the
+// matched span's segment, or a segment a claim clause lines up with), and
+// a claim that states no condition and few of the exception's words.
+func (m *meaningScanner) exceptions(ev []mtext, evs []meaningEvidence, aligned [][]alignment, res *meaningResult) {
+	for _, c := range m.claim.clauses {
+		if c.condition {
+			return
+		}
+	}
+	for i := range ev {
+		et := &ev[i]
+		for j := range et.clauses {
+			e := &et.clauses[j]
+			if e.exception < 0 || !m.restsOn(et, evs[i], i, e.segment, aligned) {
+				continue
+			}
+			// The exception's words: to the clause's end or the next comma.
+			from := e.exception + 1
+			for from < e.to && !et.toks[from].content {
+				from++
+			}
+			to := from
+			for to < e.to && (to == from || et.toks[to].brk < brkComma) {
+				to++
+			}
+			shared, total := 0, 0
+			for k := from; k < to; k++ {
+				if !et.toks[k].content {
+					continue
+				}
+				total++
+				if m.claim.hasAnyStem(et.toks[k].hash) {
+					shared++
+				}
+			}
+			if total > 0 && 2*shared >= total {
+				continue // the claim carries the exception in its own words
+			}
+			m.add(res, "exception", "qualifier_missing:exception", "", et.words(e.exception, to))
+			res.clarify = appendOnce(res.clarify, "exception")
+			return
+		}
+	}
+}
+
+// contentWords counts the distinct content words of a clause.
+func (t *mtext) contentWords(c *mclause) int { return len(c.set) }
+
+func (t *mtext) hasAnyStem(h uint32) bool {
+	for k := range t.toks {
+		if t.toks[k].hash == h {
+			return true
+		}
+	}
+	return false
+}
+
+// restsOn reports whether segment seg of evidence i is what the claim
+// rests on: it holds part of the matched span, or a clause a claim clause
+// lines up with.
+func (m *meaningScanner) restsOn(et *mtext, e meaningEvidence, i, seg int, aligned [][]alignment) bool {
+	any := false
+	for _, al := range aligned {
+		for _, a := range al {
+			if a.ev == i && et.clauses[a.clause].segment == seg {
+				return true
+			}
+			any = any || a.ev == i
+		}
+	}
+	if any || e.spanTo <= e.spanFrom {
+		return false
+	}
+	for _, c := range et.clauses {
+		if c.segment != seg || c.from == c.to {
+			continue
+		}
+		if et.toks[c.from].start < e.spanTo && et.toks[c.to-1].end > e.spanFrom {
+			return true
+		}
+	}
+	return false
+}
+
+// bounds: a figure of the claim with a bound or a timing ("at least 4.00:1",
+// "14 days after") that the evidence states of the same figure only the
+// other way ("not exceed 4.00:1", "14 days before").
+func (m *meaningScanner) bounds(claim string, evs []meaningEvidence, res *meaningResult) {
+	bounded := false
+	for _, mt := range m.claim.matches {
+		bounded = bounded || mt.kind == kBound || mt.kind == kTiming
+	}
+	if !bounded {
+		return // the claim bounds no figure: nothing to compare
+	}
+	claimFigs := appendFigures(m.figs[:0], claim)
+	m.figs = claimFigs
+	if len(claimFigs) == 0 {
+		return
+	}
+	nClaim := len(claimFigs)
+	pos := 0
+	for fi := 0; fi < nClaim; fi++ {
+		f := claimFigs[fi]
+		at := strings.Index(claim[pos:], f.Text)
+		if at < 0 {
+			continue
+		}
+		fs, fe := pos+at, pos+at+len(f.Text)
+		pos = fe
+		for _, kind := range [...]uint8{kBound, kTiming} {
+			cv, cw, ok := m.claim.boundAt(fs, fe, kind)
+			if !ok {
+				continue
+			}
+			same, opposite, ow := false, false, ""
+			for i := range evs {
+				et := &m.ev[i]
+				ctx := evs[i].context
+				evFigs := appendFigures(m.figs[len(m.figs):], ctx)
+				epos := 0
+				for _, g := range evFigs {
+					at := strings.Index(ctx[epos:], g.Text)
+					if at < 0 {
+						continue
+					}
+					gs, ge := epos+at, epos+at+len(g.Text)
+					epos = ge
+					if g.Kind != f.Kind || g.Value != f.Value {
+						continue
+					}
+					if v, w, ok := et.boundAt(gs, ge, kind); ok {
+						if v == cv {
+							same = true
+						} else {
+							opposite, ow = true, w
+						}
+					}
+				}
+			}
+			if opposite && !same {
+				m.add(res, "direction", reasonDirection, cw+" "+f.Text, ow)
+				res.contradicted = true
+			}
+		}
+	}
+}
+
+// boundAt returns the bound (or timing) of a figure at bytes [fs, fe): a
+// phrase ending at most three words before it, or starting right after it
+// ("or more", "maximum", "before"), in its clause.
+func (t *mtext) boundAt(fs, fe int, kind uint8) (uint8, string, bool) {
+	first, last := -1, -1
+	for k := range t.toks {
+		if t.toks[k].end > fs && t.toks[k].start < fe {
+			if first < 0 {
+				first = k
+			}
+			last = k
+		}
+	}
+	if first < 0 {
+		return 0, "", false
+	}
+	for _, mt := range t.matches {
+		if mt.kind != kind {
+			continue
+		}
+		before := mt.to <= first && first-mt.to <= 3 && !t.breakBetween(mt.to, first)
+		after := mt.from > last && mt.from-last <= 2 && !t.breakBetween(last+1, mt.from+1)
+		if before || after {
+			return mt.value, t.words(mt.from, mt.to), true
+		}
+	}
+	return 0, "", false
+}
+
+func (t *mtext) breakBetween(from, to int) bool {
+	for k := from; k < to && k < len(t.toks); k++ {
+		if t.toks[k].brk >= brkClause {
+			return true
+		}
+	}
+	return false
+}

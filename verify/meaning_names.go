@@ -1,0 +1,395 @@
+package verify
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// names: a proper name, defined term or drug of the claim that none of its
+// accepted chunks (nor their section headings or document id) holds is
+// not supported. The first word of a sentence, reference words (Clause,
+// Section), months and a name that ends in a document word ("the Expense
+// Policy") are not checked.
+func (m *meaningScanner) names(evs []meaningEvidence, res *meaningResult) {
+	toks := m.claim.toks
+	for k := 0; k < len(toks); k++ {
+		// A run of capitalized words: one name.
+		if toks[k].cap && !toks[k].initial && toks[k].flags&fNameStop == 0 && !hasDigit(toks[k].w) {
+			end := k + 1
+			for end < len(toks) && toks[end].cap && toks[end].brk == brkNone {
+				end++
+			}
+			docName := toks[end-1].flags&fDocWord != 0
+			// A name spelt out where the evidence abbreviates it ("Chief
+			// Financial Officer" for "CFO") is the evidence's own.
+			spelt := end-k >= 2 && heldBy(evs, m.claim.initials(k, end))
+			for j := k; j < end && !docName && !spelt; j++ {
+				tok := &toks[j]
+				w := strings.TrimSuffix(strings.TrimSuffix(m.claim.s[tok.start:tok.end], "'s"), "’s")
+				if tok.flags&fNameStop != 0 || hasDigit(tok.w) || utf8.RuneCountInString(w) < 2 || currencyCodes[w] {
+					continue
+				}
+				if !heldBy(evs, w) && !m.cutWord(j, evs) && !(acronym(w) && len(w) <= 8 && spelledOut(evs, w)) && !m.inHead(evs, w) {
+					m.add(res, "name", reasonName+":"+w, w, "")
+					res.unsupported = true
+				}
+			}
+			k = end - 1
+			continue
+		}
+		if !toks[k].cap && lex.drugName(toks[k].w) && !heldBy(evs, toks[k].w) && !m.cutWord(k, evs) && !m.inHead(evs, toks[k].w) {
+			w := m.claim.s[toks[k].start:toks[k].end]
+			m.add(res, "name", reasonName+":"+w, w, "")
+			res.unsupported = true
+		}
+	}
+}
+
+// initials returns the first letters of the capitalized tokens [from, to).
+func (t *mtext) initials(from, to int) string {
+	var b [16]byte
+	n := 0
+	for k := from; k < to && n < len(b); k++ {
+		if c := t.s[t.toks[k].start]; 'A' <= c && c <= 'Z' {
+			b[n] = c
+			n++
+		}
+	}
+	return string(b[:n])
+}
+
+// spelledOut reports whether a cited chunk spells out an acronym of the
+// claim as capitalized words ("Chief Financial Officer" for "CFO";
+// "of", "and", "the", "for" and "&" may stand between them).
+func spelledOut(evs []meaningEvidence, acr string) bool {
+	for i := range evs {
+		words := strings.Fields(evs[i].chunk)
+		for start := range words {
+			n := 0
+			for k := start; k < len(words) && n < len(acr); k++ {
+				w := strings.Trim(words[k], ",;:()\"'.")
+				if w == "" {
+					break
+				}
+				if n > 0 && (w == "of" || w == "and" || w == "the" || w == "for" || w == "&") {
+					continue
+				}
+				if w[0] != acr[n] {
+					break
+				}
+				n++
+			}
+			if n == len(acr) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// inHead reports whether the opening of a cited version (its title and
+// parties: "KESTREL HARBOR GROUP LTD … Borrower: Kestrel Harbor Group Ltd")
+// names w: a name the document states for itself holds for every chunk of
+// it. Read only for a name no chunk holds.
+func (m *meaningScanner) inHead(evs []meaningEvidence, w string) bool {
+	if m.head == nil {
+		return false
+	}
+	for i := range evs {
+		if h := m.head(evs[i].version); h != "" && (containsWordFold(h, w) || containsWordFold(h, w+"s")) {
+			return true
+		}
+	}
+	return false
+}
+
+// cutWord reports whether claim token k is its first or last word and a
+// piece of a word of a cited chunk: a quote cut mid-word ("… Policy FI" of
+// "FIN-07") names nothing new.
+func (m *meaningScanner) cutWord(k int, evs []meaningEvidence) bool {
+	toks := m.claim.toks
+	if k != 0 && k != len(toks)-1 {
+		return false
+	}
+	w := m.claim.s[toks[k].start:toks[k].end]
+	for i := range evs {
+		if strings.Contains(evs[i].chunk, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasDigit(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] >= '0' && w[i] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// heldBy reports whether a word appears, as a whole word and ignoring
+// case, in a cited chunk, its section path or its document id.
+func heldBy(evs []meaningEvidence, w string) bool {
+	// A defined term in the singular or the plural is the same name:
+	// "an Event of Default" under "Events of Default".
+	if heldExactly(evs, w) || heldExactly(evs, w+"s") {
+		return true
+	}
+	return len(w) > 3 && strings.HasSuffix(w, "s") && heldExactly(evs, w[:len(w)-1])
+}
+
+func heldExactly(evs []meaningEvidence, w string) bool {
+	for i := range evs {
+		// A quote cut mid-word ("… Policy FI" of "FIN-07") holds its own
+		// last and first words.
+		if e := &evs[i]; e.spanTo > e.spanFrom && e.spanTo <= len(e.context) {
+			span := e.context[e.spanFrom:e.spanTo]
+			if strings.HasSuffix(span, w) || strings.HasPrefix(span, w) {
+				return true
+			}
+		}
+		if containsWordFold(evs[i].chunk, w) || containsWordFold(evs[i].document, w) {
+			return true
+		}
+		for _, s := range evs[i].section {
+			if containsWordFold(s, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// containsWordFold finds w in s as a whole word, ignoring case; the exact
+// spelling is tried first, since names keep their capitals.
+func containsWordFold(s, w string) bool {
+	for from := 0; from < len(s); {
+		i := strings.Index(s[from:], w)
+		if i < 0 {
+			break
+		}
+		if wholeWord(s, from+i, from+i+len(w)) {
+			return true
+		}
+		from += i + 1
+	}
+	n := len(w)
+	if n == 0 {
+		return false
+	}
+	if c := w[0]; c < 0x80 && isWordRune(rune(c)) {
+		// Only where the first letter stands, in either case.
+		lo, up := c|0x20, c&^0x20
+		if c < 'A' {
+			lo, up = c, c // a digit
+		}
+		for i := 0; i+n <= len(s); i++ {
+			j := strings.IndexByte(s[i:len(s)-n+1], lo)
+			if k := strings.IndexByte(s[i:len(s)-n+1], up); k >= 0 && (j < 0 || k < j) {
+				j = k
+			}
+			if j < 0 {
+				return false
+			}
+			i += j
+			if strings.EqualFold(s[i:i+n], w) && wholeWord(s, i, i+n) {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i+n <= len(s); i++ {
+		if strings.EqualFold(s[i:i+n], w) && wholeWord(s, i, i+n) {
+			return true
+		}
+	}
+	return false
+}
+
+func wholeWord(s string, i, j int) bool {
+	if i > 0 {
+		if r, _ := utf8.DecodeLastRuneInString(s[:i]); isWordRune(r) {
+			return false
+		}
+	}
+	if j < len(s) {
+		if r, _ := utf8.DecodeRuneInString(s[j:]); isWordRune(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// roles: a name the claim binds to a role ("Alder Street Bank is the
+// Arranger", "the Insured may cancel") that the evidence binds, without
+// ambiguity, to another ("Alder Street Bank, as Agent", "the Insurer may
+// cancel"), while it knows the claim's name too.
+func (m *meaningScanner) roles(evs []meaningEvidence, res *meaningResult) {
+	claimB := bindings(&m.claim, nil)
+	if len(claimB) == 0 {
+		return
+	}
+	var evB []binding
+	for i := range evs {
+		evB = bindings(&m.ev[i], evB)
+	}
+	for _, cb := range claimB {
+		var others []binding
+		same := false
+		for _, eb := range evB {
+			if eb.verb != cb.verb {
+				continue
+			}
+			switch {
+			case cb.verb != "" && eb.role == cb.role, cb.verb == "" && eb.role == cb.role && sameName(eb.name, cb.name):
+				same = true
+			case cb.verb == "" && sameName(eb.name, cb.name) != (eb.role == cb.role):
+				others = append(others, eb)
+			case cb.verb != "" && eb.role != cb.role:
+				others = append(others, eb)
+			}
+		}
+		if same || len(others) == 0 || !heldBy(evs, cb.subject()) {
+			continue
+		}
+		if cb.verb != "" && distinctRoles(others) > 1 {
+			continue // the evidence gives the verb to several: no clear binding
+		}
+		o := others[0]
+		m.add(res, "role", reasonRole, cb.text, o.text)
+		res.contradicted = true
+	}
+}
+
+// sameName reports whether two lower-cased names are one, or one is the
+// other shortened at word boundaries ("street bank", "alder street bank").
+func sameName(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return a == b || strings.Contains(" "+b+" ", " "+a+" ")
+}
+
+func distinctRoles(bs []binding) int {
+	n := 0
+	for i, b := range bs {
+		dup := false
+		for _, c := range bs[:i] {
+			if c.role == b.role {
+				dup = true
+			}
+		}
+		if !dup {
+			n++
+		}
+	}
+	return n
+}
+
+// binding ties a name to a role ("X, as Agent": name X, role agent) or a
+// defined term to what it does ("the Insurer may cancel": role insurer,
+// verb cancel).
+type binding struct {
+	name, role, verb string
+	text             string
+}
+
+// subject is the first word of the bound name: enough to know whether the
+// evidence knows the name at all.
+func (b binding) subject() string {
+	w, _, _ := strings.Cut(b.name, " ")
+	return w
+}
+
+// bindings finds the role bindings of a text: `NAME (the "ROLE")`,
+// `NAME, as ROLE`, `NAME acts as ROLE`, `NAME is the ROLE`, and a defined
+// term as the subject of a verb: `the ROLE [may|shall|must …] [not] VERB`,
+// `the ROLE's right to VERB`.
+func bindings(t *mtext, out []binding) []binding {
+	toks := t.toks
+	for k := 0; k < len(toks); k++ {
+		if !toks[k].cap || toks[k].flags&fNameStop != 0 && toks[k].w != "the" {
+			continue
+		}
+		end := k + 1
+		for end < len(toks) && toks[end].cap && (toks[end].brk == brkNone || toks[end].brk == brkComma && corporateSuffix[toks[end].w]) {
+			end++
+		}
+		name := t.lowerRun(k, end)
+		if name == "" {
+			continue
+		}
+		j := end
+		// NAME (the "ROLE") / NAME, as ROLE / NAME acts as ROLE / NAME is the ROLE
+		if j < len(toks) && toks[j].w == "the" && j+1 < len(toks) && toks[j+1].cap && strings.Contains(t.s[toks[end-1].end:toks[j].start], "(") {
+			out = append(out, binding{name: name, role: toks[j+1].stem, text: t.words(k, j+2)})
+		} else if j+1 < len(toks) && (toks[j].w == "as" || toks[j].w == "acts" || toks[j].w == "act" || toks[j].w == "acting") {
+			r := j + 1
+			if toks[j].w != "as" && toks[r].w == "as" {
+				r++
+			}
+			if r < len(toks) && toks[r].w == "the" {
+				r++
+			}
+			if r+1 < len(toks) && toks[r].flags&fRole == 0 && !toks[r].cap && toks[r+1].flags&fRole != 0 {
+				r++ // "as administrative agent"
+			}
+			if r < len(toks) && (toks[r].cap || toks[r].flags&fRole != 0) && (toks[j].w != "as" || toks[j].brk == brkComma || toks[r].flags&fRole != 0) {
+				out = append(out, binding{name: name, role: toks[r].stem, text: t.words(k, r+1)})
+			}
+		} else if j+2 < len(toks) && toks[j].w == "is" && toks[j+1].w == "the" && (toks[j+2].cap || toks[j+2].flags&fRole != 0) &&
+			(j+3 >= len(toks) || toks[j+3].brk != brkNone || !toks[j+3].cap) {
+			out = append(out, binding{name: name, role: toks[j+2].stem, text: t.words(k, j+3)})
+		}
+		// the ROLE [modal] [not|only] VERB: a defined term as subject.
+		s := k
+		if toks[s].w == "the" {
+			s++
+		}
+		if s > 0 && toks[s-1].w == "the" && end-s == 1 {
+			v := end
+			if v < len(toks) && (toks[v].w == "'s" || strings.HasSuffix(toks[k].w, "'s") || strings.HasSuffix(toks[k].w, "’s")) {
+				v++
+			}
+			if v+1 < len(toks) && (toks[v].w == "right" || toks[v].w == "option" || toks[v].w == "obligation") && toks[v+1].w == "to" {
+				v += 2
+			}
+			for v < len(toks) && v < end+3 && (toks[v].info != nil && len(toks[v].info.phrases) > 0 && !toks[v].content || toks[v].neg || toks[v].flags&fRestrict != 0) && toks[v].brk == brkNone {
+				v++
+			}
+			if v < len(toks) && v > end && toks[v].content && !toks[v].cap && toks[v].brk == brkNone {
+				out = append(out, binding{name: strings.TrimSuffix(strings.TrimSuffix(toks[s].w, "'s"), "’s"), role: toks[s].stem,
+					verb: toks[v].stem, text: t.words(s-1, v+1)})
+			}
+		}
+		k = end - 1
+	}
+	return out
+}
+
+// corporateSuffix ends a company's name after a comma: "Alder Street
+// Bank, N.A.", "Kestrel Harbor, Inc.".
+var corporateSuffix = map[string]bool{"n.a": true, "inc": true, "ltd": true, "llc": true, "plc": true, "gmbh": true,
+	"ag": true, "sa": true, "lp": true, "llp": true, "bv": true, "nv": true, "co": true, "corp": true}
+
+// lowerRun returns the capitalized words [from, to) lower-cased, without
+// a leading "the", or "" for a run of stop words.
+func (t *mtext) lowerRun(from, to int) string {
+	for from < to && t.toks[from].w == "the" {
+		from++
+	}
+	if from >= to {
+		return ""
+	}
+	var b strings.Builder
+	for k := from; k < to; k++ {
+		if k > from {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strings.TrimRightFunc(t.toks[k].w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+	}
+	return b.String()
+}
