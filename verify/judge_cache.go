@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"encoding/binary"
+	"hash/crc32"
 	"math"
 	"sync"
 	"time"
@@ -97,7 +98,10 @@ var judgmentHashers = sync.Pool{New: func() any { return blake3.New() }}
 // A stored verdict: version byte, label byte, score and latency as
 // float64 bits, then the fragment. Small and decoded without reflection:
 // a cached verdict is on the hot path.
-const judgmentRecordV1 = 1
+const (
+	judgmentRecordV1 = 1 // unsealed, from before
+	judgmentRecordV2 = 2 // the same, then a CRC-32C
+)
 
 var judgmentLabels = [...]string{1: JudgeSupported, 2: JudgeContradicted, 3: JudgeNotAddressed}
 
@@ -112,11 +116,30 @@ func encodeJudgment(v *JudgeVerdict) []byte {
 	b = append(b, judgmentRecordV1, label)
 	b = binary.BigEndian.AppendUint64(b, math.Float64bits(v.Score))
 	b = binary.BigEndian.AppendUint64(b, math.Float64bits(v.LatencyMS))
-	return append(b, v.Fragment...)
+	b = append(b, v.Fragment...)
+	b[0] = judgmentRecordV2
+	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 }
 
+// castagnoli is the CRC-32C table: sealed verdicts end with the CRC-32C of
+// what comes before, so one flipped bit cannot turn "not_addressed" into
+// "supported" (labels are one byte apart) and accept a claim.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
 func decodeJudgment(b []byte) (JudgeVerdict, bool) {
-	if len(b) < 18 || b[0] != judgmentRecordV1 || b[1] == 0 || int(b[1]) >= len(judgmentLabels) {
+	switch {
+	case len(b) >= 22 && b[0] == judgmentRecordV2:
+		body := b[:len(b)-4]
+		if crc32.Checksum(body, castagnoli) != binary.BigEndian.Uint32(b[len(b)-4:]) {
+			return JudgeVerdict{}, false // damaged: asked again and overwritten
+		}
+		b = body
+	case len(b) >= 18 && b[0] == judgmentRecordV1:
+		// written before verdicts were sealed
+	default:
+		return JudgeVerdict{}, false
+	}
+	if b[1] == 0 || int(b[1]) >= len(judgmentLabels) {
 		return JudgeVerdict{}, false
 	}
 	v := JudgeVerdict{

@@ -34,3 +34,24 @@ func FuzzJudgeAnswer(f *testing.F) {
 		}
 	})
 }
+
+// TestJudgmentSealed: a cached verdict with any one bit flipped is not read
+// (the claim is judged again), so a damaged entry can never turn a verdict
+// into another; an entry written before verdicts were sealed still reads.
+func TestJudgmentSealed(t *testing.T) {
+	v := JudgeVerdict{Label: JudgeNotAddressed, Score: 0.25, LatencyMS: 12, Fragment: "no such term"}
+	b := encodeJudgment(&v)
+	for i := range b {
+		for bit := range 8 {
+			flipped := append([]byte(nil), b...)
+			flipped[i] ^= 1 << bit
+			if w, ok := decodeJudgment(flipped); ok {
+				t.Errorf("bit %d of byte %d flipped: read as %+v", bit, i, w)
+			}
+		}
+	}
+	legacy := append([]byte{judgmentRecordV1}, b[1:len(b)-4]...)
+	if w, ok := decodeJudgment(legacy); !ok || w.Label != v.Label || w.Fragment != v.Fragment {
+		t.Errorf("an unsealed verdict: got %+v %v", w, ok)
+	}
+}
