@@ -278,10 +278,12 @@ func applyVerdict(cr *ClaimReport, id, entailment string, v JudgeVerdict, err er
 		return
 	}
 	cr.Judge = &v
+	// The judge established what the claim means, whichever way it went;
+	// only a confirmation adds its check.
+	cr.Entailment = entailment
 	switch v.Label {
 	case JudgeSupported:
 		cr.Checks = append(cr.Checks, CheckJudge)
-		cr.Entailment = entailment
 		for i := range cr.Evidence {
 			if e := &cr.Evidence[i]; e.Status == EvidenceOK {
 				e.Checks = append(e.Checks, CheckJudge)

@@ -147,9 +147,9 @@ func TestJudgeLabels(t *testing.T) {
 		{verify.JudgeSupported, verify.Supported, verify.Accept, verify.EvidenceOK, verify.AnswerAccept,
 			[]string{}, []string{"resolution", "quote", "figures", "qualifiers", "meaning", "judge"}, ""},
 		{verify.JudgeContradicted, verify.Contradicted, verify.BlockAnswer, verify.EvidenceContradicts, verify.AnswerBlock,
-			[]string{"judge_contradicted"}, []string{"resolution", "quote", "figures", "qualifiers", "meaning"}, "meaning_checks"},
+			[]string{"judge_contradicted"}, []string{"resolution", "quote", "figures", "qualifiers", "meaning"}, ""},
 		{verify.JudgeNotAddressed, verify.Unsupported, verify.RemoveClaim, verify.EvidenceInsufficient, verify.AnswerAbstain,
-			[]string{"judge_not_addressed"}, []string{"resolution", "quote", "figures", "qualifiers", "meaning"}, "meaning_checks"},
+			[]string{"judge_not_addressed"}, []string{"resolution", "quote", "figures", "qualifiers", "meaning"}, ""},
 	} {
 		t.Run(tt.label, func(t *testing.T) {
 			f := newFakeJudge(t, says(tt.label))
