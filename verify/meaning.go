@@ -48,6 +48,9 @@ type meaningScanner struct {
 	evs   []meaningEvidence
 	figs  []Figure
 	quote [2]mtext // a loose quote and its span (quoteMeaningDiffers)
+	// reused buffers
+	aligned     [][]alignment
+	claimB, evB []binding
 	// head returns the opening of a version's text (set by the checker,
 	// which holds the read transaction), or "".
 	head func(version string) string
@@ -88,7 +91,11 @@ func (m *meaningScanner) checkAll(claim string, evs []meaningEvidence) meaningRe
 	}
 	ev := m.ev[:len(evs)]
 	m.evs = evs
-	aligned := make([][]alignment, len(m.claim.clauses))
+	aligned := m.aligned[:0]
+	for range m.claim.clauses {
+		aligned = append(aligned, nil)
+	}
+	m.aligned = aligned
 	for ci := range m.claim.clauses {
 		aligned[ci] = m.align(ci, ev)
 		m.widen(ci, ev, aligned[ci])

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // names: a proper name, defined term or drug of the claim that none of its
@@ -228,14 +229,16 @@ func wholeWord(s string, i, j int) bool {
 // ambiguity, to another ("Alder Street Bank, as Agent", "the Insurer may
 // cancel"), while it knows the claim's name too.
 func (m *meaningScanner) roles(evs []meaningEvidence, res *meaningResult) {
-	claimB := bindings(&m.claim, nil)
+	claimB := bindings(&m.claim, m.claimB[:0])
+	m.claimB = claimB
 	if len(claimB) == 0 {
 		return
 	}
-	var evB []binding
+	evB := m.evB[:0]
 	for i := range evs {
 		evB = bindings(&m.ev[i], evB)
 	}
+	m.evB = evB
 	for _, cb := range claimB {
 		var others []binding
 		same := false
@@ -384,12 +387,15 @@ func (t *mtext) lowerRun(from, to int) string {
 	if from >= to {
 		return ""
 	}
-	var b strings.Builder
+	// Into the text's arena, like its lower-cased words: the names live
+	// as long as the scan.
+	start := len(t.lower)
 	for k := from; k < to; k++ {
 		if k > from {
-			b.WriteByte(' ')
+			t.lower = append(t.lower, ' ')
 		}
-		b.WriteString(strings.TrimRightFunc(t.toks[k].w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+		t.lower = append(t.lower, strings.TrimRightFunc(t.toks[k].w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })...)
 	}
-	return b.String()
+	b := t.lower[start:]
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
