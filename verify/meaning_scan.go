@@ -162,6 +162,14 @@ func (t *mtext) tokenize() {
 		if (tok.w == "no" || tok.w == "nos") && i < len(s) && s[i] == '.' {
 			tok.w += "." // "No. 1" numbers, it does not deny
 		}
+		if tok.w == "cannot" {
+			// "cannot exceed" is "can not exceed": the bound and the modal's
+			// negation read as they do written apart.
+			tok.w, tok.end = "can", start+3
+			t.add(tok)
+			t.add(mtok{w: "not", start: start + 3, end: i})
+			continue
+		}
 		if base, n, ok := notContraction(tok.w); ok {
 			tok.w, tok.end = base, i-n
 			t.add(tok)
@@ -362,6 +370,13 @@ func (t *mtext) phrases() {
 	for _, m := range t.matches {
 		if m.kind == kNeg {
 			toks[m.from].neg = true
+		}
+	}
+	// "No, the policy does not cover …": an answer's "no" before a comma
+	// denies the question, not the words after it.
+	for i := range toks {
+		if toks[i].neg && toks[i].w == "no" && (i+1 == len(toks) || toks[i+1].brk >= brkComma) {
+			toks[i].neg = false
 		}
 	}
 	for _, m := range t.matches {

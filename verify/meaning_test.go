@@ -43,6 +43,12 @@ var meaningCases = []meaningCase{
 	{"minimum for at least", "The minimum balance is EUR 1,000.", "The balance must be at least EUR 1,000.", ""},
 	{"increase for rise", "Operating costs increased in 2024.", "Operating costs rose by 4% in 2024.", ""},
 	{"yearly for annual", "The fee is charged yearly.", "An annual fee is charged.", ""},
+	{"answer opening with No", "No, the policy does not cover flood damage.", "This policy does not cover flood damage.", ""},
+	{"answer opening with Yes", "Yes, the policy covers fire damage.", "This policy covers fire damage to the insured building.", ""},
+	{"cannot exceed", "The Net Leverage Ratio cannot exceed 3.25 to 1.00.", "The Net Leverage Ratio shall not exceed 3.25 to 1.00.", ""},
+	{"cannot be less than", "The ratio cannot be less than 4.00 to 1.00.", "The ratio shall not be less than 4.00 to 1.00.", ""},
+	{"quoted defined term", "The \"Net Leverage Ratio\" must not exceed 3.25x.", "The Net Leverage Ratio shall not exceed 3.25 to 1.00.", ""},
+	{"no longer", "SMS codes are no longer accepted.", "Text messages are not accepted for any account since 2024-10-01.", ""},
 	// direction
 	{"bound flipped", "The leverage ratio must not exceed 4.00:1.", "The leverage ratio shall not be less than 4.00:1.", reasonDirection},
 	{"bound twin", "The leverage ratio must not exceed 4.00:1.", "The leverage ratio shall not exceed 4.00:1.", ""},
