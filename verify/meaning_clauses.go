@@ -203,11 +203,83 @@ func (m *meaningScanner) trend(ci int, ev []mtext, al []alignment, res *meaningR
 		}
 		union |= e.trends
 	}
-	if union == 0 || union&c.trends != 0 {
+	if union == 0 {
 		return
 	}
-	m.add(res, "direction", reasonDirection, m.claim.matchWords(c, kTrend), ev[al[0].ev].matchWords(&ev[al[0].ev].clauses[al[0].clause], kTrend))
+	claimWords := m.claim.matchWords(c, kTrend)
+	evWords := ev[al[0].ev].matchWords(&ev[al[0].ev].clauses[al[0].clause], kTrend)
+	if union&c.trends != 0 {
+		// Both ways in one clause ("raised the facility and reduced the
+		// fee"): the trend of the thing the claim speaks of decides.
+		var ok bool
+		if evWords, ok = m.trendOfObject(c, ev, al); !ok {
+			return
+		}
+	}
+	m.add(res, "direction", reasonDirection, claimWords, evWords)
 	res.contradicted = true
+}
+
+// trendOfObject finds, in the clauses the claim lines up with, the trends
+// whose objects (the content words after them) share the most with the
+// object of the claim's trend, and reports whether they all go the other
+// way, with the words of one of them.
+func (m *meaningScanner) trendOfObject(c *mclause, ev []mtext, al []alignment) (string, bool) {
+	ct := m.claim.firstMatch(c, kTrend)
+	if ct < 0 {
+		return "", false
+	}
+	claimTrend := m.claim.matches[ct]
+	best, same, other := 0, false, ""
+	for _, a := range al {
+		et := &ev[a.ev]
+		e := &et.clauses[a.clause]
+		for _, mt := range et.matches {
+			if mt.kind != kTrend || mt.from < e.from || mt.from >= e.to {
+				continue
+			}
+			n := 0
+			for k := mt.to; k < min(e.to, mt.to+5); k++ {
+				if et.toks[k].content && m.claim.objectHas(claimTrend.to, c.to, et.toks[k].hash) {
+					n++
+				}
+			}
+			switch {
+			case n == 0 || n < best:
+				continue
+			case n > best:
+				best, same, other = n, false, ""
+			}
+			if mt.value == claimTrend.value {
+				same = true
+			} else if other == "" {
+				other = et.words(mt.from, mt.to)
+			}
+		}
+	}
+	return other, best > 0 && !same && other != ""
+}
+
+// firstMatch returns the index in t.matches of the clause's first phrase
+// of a kind, or -1.
+func (t *mtext) firstMatch(c *mclause, kind uint8) int {
+	for i, mt := range t.matches {
+		if mt.kind == kind && mt.from >= c.from && mt.from < c.to {
+			return i
+		}
+	}
+	return -1
+}
+
+// objectHas reports whether the content words [from, from+5) of the text,
+// within to, hold stem hash h.
+func (t *mtext) objectHas(from, to int, h uint32) bool {
+	for k := from; k < min(to, from+5); k++ {
+		if t.toks[k].content && t.toks[k].hash == h {
+			return true
+		}
+	}
+	return false
 }
 
 // matchWords returns the words of the clause's first phrase of a kind.

@@ -49,6 +49,12 @@ var meaningCases = []meaningCase{
 	{"cannot be less than", "The ratio cannot be less than 4.00 to 1.00.", "The ratio shall not be less than 4.00 to 1.00.", ""},
 	{"quoted defined term", "The \"Net Leverage Ratio\" must not exceed 3.25x.", "The Net Leverage Ratio shall not exceed 3.25 to 1.00.", ""},
 	{"no longer", "SMS codes are no longer accepted.", "Text messages are not accepted for any account since 2024-10-01.", ""},
+	{"annually for per year", "The commitment fee is 0.35% annually.", "A commitment fee of 0.35% per year accrues on the unused commitments.", ""},
+	{"have to for must", "Administrators have to use hardware keys.", "Administrators must use a hardware key.", ""},
+	{"not allowed for never approved", "It is not allowed to store customer data on USB drives.", "Personal devices, personal cloud accounts and USB drives are never approved.", ""},
+	{"neither nor for not or", "The policy covers neither flood nor earthquake damage.", "This policy does not cover flood damage or earthquake damage.", ""},
+	{"raised", "The facility was raised to USD 75,000,000.", "Amendment No. 1 raised the Revolving Credit Facility from USD 60,000,000 to USD 75,000,000.", ""},
+	{"raised for reduced", "Amendment No. 1 raised the commitment fee to 0.35%.", "Amendment No. 1 reduced the commitment fee from 0.40% to 0.35%.", reasonDirection},
 	// direction
 	{"bound flipped", "The leverage ratio must not exceed 4.00:1.", "The leverage ratio shall not be less than 4.00:1.", reasonDirection},
 	{"bound twin", "The leverage ratio must not exceed 4.00:1.", "The leverage ratio shall not exceed 4.00:1.", ""},
