@@ -393,7 +393,7 @@ func (m *meaningScanner) exceptions(ev []mtext, evs []meaningEvidence, aligned [
 		et := &ev[i]
 		for j := range et.clauses {
 			e := &et.clauses[j]
-			if e.exception < 0 || !m.restsOn(et, evs[i], i, e.segment, aligned) {
+			if e.exception < 0 || !m.restsOn(et, evs[i], i, e.segment, aligned) || !m.qualifiesClaim(et, e.exception) {
 				continue
 			}
 			// The exception's words: to the clause's end or the next comma.
@@ -423,6 +423,29 @@ func (m *meaningScanner) exceptions(ev []mtext, evs []meaningEvidence, aligned [
 			return
 		}
 	}
+}
+
+// qualifiesClaim reports whether the exception at token k may qualify
+// what the claim says: the words it follows, back to the last comma (or
+// clause start), share a content word with the claim, or hold none (an
+// exception that opens its sentence, "Subject to Clause 7, …", qualifies
+// what follows). "Meals are reimbursed at cost, and alcohol is excluded
+// except at client dinners" excepts alcohol, not meals.
+func (m *meaningScanner) qualifiesClaim(et *mtext, k int) bool {
+	s := k - 1
+	for s > 0 && et.toks[s].brk < brkComma {
+		s--
+	}
+	content := false
+	for j := max(s, 0); j < k; j++ {
+		if tok := &et.toks[j]; tok.content && !tok.neg {
+			content = true
+			if m.claim.hasAnyStem(tok.hash) {
+				return true
+			}
+		}
+	}
+	return !content
 }
 
 // contentWords counts the distinct content words of a clause.

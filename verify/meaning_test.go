@@ -81,6 +81,8 @@ var meaningCases = []meaningCase{
 	{"exception kept", "Water damage is covered unless the property is in Flood Zone 3.", "Water damage is covered, unless the property lies in Flood Zone 3.", ""},
 	{"exception in own words", "Water damage is covered for property outside Flood Zone 3.", "Water damage is covered, unless the property lies in Flood Zone 3.", ""},
 	{"subject to", "The Borrower shall repay the loan on the maturity date.", "Subject to Clause 7, the Borrower shall repay the loan on the maturity date.", "qualifier_missing:exception"},
+	{"exception of another rule", "Meals are reimbursed at cost.", "Meals are reimbursed at cost, and alcohol is excluded except at client dinners.", ""},
+	{"exception of the rule after a comma", "Receipts are required.", "Receipts are required, except for taxis.", "qualifier_missing:exception"},
 	{"exception in other sentence", "Meals are reimbursed.", "Meals are reimbursed. Alcohol is not reimbursed unless a client attends.", ""},
 	// names
 	{"drug swapped", "Patients should take metformin with food.", "Patients should take sitagliptin with food.", reasonName},
