@@ -251,7 +251,10 @@ func (m *meaningScanner) roles(evs []meaningEvidence, res *meaningResult) {
 				same = true
 			case cb.verb == "" && sameName(eb.name, cb.name) != (eb.role == cb.role):
 				others = append(others, eb)
-			case cb.verb != "" && eb.role != cb.role:
+			case cb.verb != "" && eb.role != cb.role && sameObject(cb, eb):
+				// another party doing the same to the same thing: "the
+				// Insured pays the premium" does not answer "the Insurer
+				// pays claims"
 				others = append(others, eb)
 			}
 		}
@@ -298,6 +301,23 @@ func distinctRoles(bs []binding) int {
 type binding struct {
 	name, role, verb string
 	text             string
+	object           [4]uint32 // stems of the content words after the verb
+}
+
+// sameObject reports whether two verb bindings share a word of their
+// objects, or neither has one ("may cancel" / "may cancel").
+func sameObject(a, b binding) bool {
+	if a.object[0] == 0 && b.object[0] == 0 {
+		return true
+	}
+	for _, x := range a.object {
+		for _, y := range b.object {
+			if x != 0 && x == y {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // subject is the first word of the bound name: enough to know whether the
@@ -364,8 +384,16 @@ func bindings(t *mtext, out []binding) []binding {
 				v++
 			}
 			if v < len(toks) && v > end && toks[v].content && !toks[v].cap && toks[v].brk == brkNone {
-				out = append(out, binding{name: strings.TrimSuffix(strings.TrimSuffix(toks[s].w, "'s"), "’s"), role: toks[s].stem,
-					verb: toks[v].stem, text: t.words(s-1, v+1)})
+				b := binding{name: strings.TrimSuffix(strings.TrimSuffix(toks[s].w, "'s"), "’s"), role: toks[s].stem,
+					verb: toks[v].stem, text: t.words(s-1, v+1)}
+				n := 0
+				for k := v + 1; k < len(toks) && n < len(b.object) && toks[k].brk < brkClause; k++ {
+					if toks[k].content {
+						b.object[n] = toks[k].hash
+						n++
+					}
+				}
+				out = append(out, b)
 			}
 		}
 		k = end - 1

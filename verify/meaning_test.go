@@ -97,6 +97,7 @@ var meaningCases = []meaningCase{
 	// roles
 	{"subject swapped", "The Insured may cancel this policy at any time.", "The Insurer may cancel this policy at any time by giving the Insured 30 days notice.", reasonRole},
 	{"subject twin", "The Insurer may cancel this policy at any time.", "The Insurer may cancel this policy at any time by giving the Insured 30 days notice.", ""},
+	{"other party, other object", "The Insurer shall pay claims within 30 days.", "The Insured shall pay the premium annually. The Insurer shall settle claims within 30 days.", ""},
 	{"role swapped", "Alder Street Bank acts as arranger.", "Alder Street Bank, as agent, and Birch Capital, as arranger, signed the agreement.", reasonRole},
 	{"role twin", "Alder Street Bank acts as agent.", "Alder Street Bank, as agent, and Birch Capital, as arranger, signed the agreement.", ""},
 }
