@@ -223,6 +223,11 @@ func (t *mtext) classify(tok *mtok) {
 	if tok.flags&fClauseBreak != 0 {
 		tok.brk = max(tok.brk, brkClause)
 	}
+	// ", and" and ", or" join clauses: "reports are due in 14 days, and
+	// claims above EUR 25 need a receipt" states two things.
+	if tok.brk == brkComma && (tok.w == "and" || tok.w == "or") {
+		tok.brk = brkClause
+	}
 	// A conditional is a clause of its own, to its comma: "if T is not an
 	// interface type, x.(T) asserts …" negates the condition only.
 	if tok.brk >= brkSegment {

@@ -136,9 +136,8 @@ func chunkHolding(t *testing.T, db *store.DB, doc, quote string) string {
 func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // TestParaphraseTwoCitations: a claim that joins two facts, each from its
-// own citation, passes. (One of the two facts turned around in the same
-// clause is not yet caught: the claim's clause lines up with neither
-// citation alone; docs/verify.md says so.)
+// own citation, passes, and the same claim with one fact turned around is
+// contradicted, whether ";" or ", and" joins them.
 func TestParaphraseTwoCitations(t *testing.T) {
 	dir, err := corpus.SampleDir()
 	if err != nil {
@@ -153,6 +152,7 @@ func TestParaphraseTwoCitations(t *testing.T) {
 	for _, tc := range []struct{ claim, disposition, reason string }{
 		{"Expense reports are due within 14 calendar days of the end of the trip, and claims above EUR 25 need an itemized receipt.", "accept", ""},
 		{"Expense reports are due within 14 calendar days of the end of the trip; claims above EUR 25 do not need an itemized receipt.", "block_answer", "polarity_contradicted"},
+		{"Expense reports are due within 14 calendar days of the end of the trip, and claims above EUR 25 do not need an itemized receipt.", "block_answer", "polarity_contradicted"},
 	} {
 		req := &verify.Request{RequestID: "two", Retrieved: []string{a, b}, Claims: []verify.Claim{{ClaimID: "c", Text: tc.claim,
 			Evidence: []verify.Evidence{{ChunkID: a, Quote: q1}, {ChunkID: b, Quote: q2}}}}}
