@@ -90,6 +90,7 @@ var meaningCases = []meaningCase{
 	{"name absent", "The guarantee is given by Beta Holdings.", "The guarantee is given by Kestrel Harbor Inc.", reasonName},
 	{"name present", "The guarantee is given by Kestrel Harbor Inc.", "The guarantee is given by Kestrel Harbor Inc.", ""},
 	{"document name", "Under the Travel Policy, meals are reimbursed.", "Meals are reimbursed.", ""},
+	{"currency word capitalized", "The allowance is 75 Euros per day.", "The allowance is EUR 75 per day.", ""},
 	{"acronym of the evidence's words", "Late reports need the approval of the CFO.", "Late reports need the written approval of the Chief Financial Officer.", ""},
 	{"spelt out for the evidence's acronym", "Late reports need the approval of the Chief Financial Officer.", "Late reports need the written approval of the CFO.", ""},
 	{"possessive", "Kestrel Harbor's revenue rose in 2024.", "Revenue of Kestrel Harbor rose in 2024.", ""},
