@@ -28,7 +28,7 @@ func (m *meaningScanner) names(evs []meaningEvidence, res *meaningResult) {
 			for j := k; j < end && !docName && !spelt; j++ {
 				tok := &toks[j]
 				w := strings.TrimSuffix(strings.TrimSuffix(m.claim.s[tok.start:tok.end], "'s"), "’s")
-				if tok.flags&fNameStop != 0 || hasDigit(tok.w) || utf8.RuneCountInString(w) < 2 || currencyCodes[w] || currencyWords[tok.w] != "" {
+				if tok.flags&fNameStop != 0 || hasDigit(tok.w) || utf8.RuneCountInString(w) < 2 || currencyCodes[w] || currencyWords[tok.w] != "" || moneyWords[tok.w] {
 					continue
 				}
 				if !heldBy(evs, w) && !m.cutWord(j, evs) && !(acronym(w) && len(w) <= 8 && spelledOut(evs, w)) && !m.inHead(evs, w) {
@@ -303,6 +303,11 @@ type binding struct {
 	text             string
 	object           [4]uint32 // stems of the content words after the verb
 }
+
+// moneyWords name money without being names: the figure check reads the
+// amount ("75 Pounds").
+var moneyWords = map[string]bool{"pound": true, "pounds": true, "pence": true, "cent": true, "cents": true,
+	"rupee": true, "rupees": true, "krona": true, "kronor": true, "krone": true, "kroner": true}
 
 // sameObject reports whether two verb bindings share a word of their
 // objects, or neither has one ("may cancel" / "may cancel").
