@@ -284,3 +284,57 @@ func BenchmarkVerify10ClaimsNoMeaning(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
 }
+
+// BenchmarkVerify10ClaimsCold is BenchmarkVerify10Claims with the cache of
+// evidence scans emptied before each answer: every cited sentence is read
+// for the first time, as after a restart or for a passage nobody cited yet.
+func BenchmarkVerify10ClaimsCold(b *testing.B) {
+	db, ids, texts := benchStore(b, 20, 256<<10, ingest.DefaultChunkOptions.Size)
+	benchAnswers(b, db, claimsFor(ids, texts, 10, quote200), verify.ResetScanCache)
+}
+
+// BenchmarkVerify10ClaimsParaphrased: claims that are no part of their
+// evidence (a word changed), so no shortcut applies and every meaning
+// check runs on every claim.
+func BenchmarkVerify10ClaimsParaphrased(b *testing.B) {
+	db, ids, texts := benchStore(b, 20, 256<<10, ingest.DefaultChunkOptions.Size)
+	req := claimsFor(ids, texts, 10, quote200)
+	for i := range req.Claims {
+		req.Claims[i].Text = paraphrase(req.Claims[i].Text)
+	}
+	benchAnswers(b, db, req, nil)
+}
+
+// paraphrase changes an article, or adds a word at the end, so the claim
+// says what its quote says in words the quote does not hold.
+func paraphrase(s string) string {
+	if p := strings.Replace(s, " the ", " a ", 1); p != s {
+		return p
+	}
+	return s + " in full"
+}
+
+// benchAnswers verifies req over and over, calling before (when not nil)
+// ahead of each, and reports the median and p99 per answer.
+func benchAnswers(b *testing.B, db *store.DB, req *verify.Request, before func()) {
+	pol := verify.DefaultPolicy()
+	if rep, err := verify.Check(context.Background(), db, req, pol); err != nil || rep.Disposition != verify.AnswerAccept {
+		b.Fatalf("%v %+v", err, rep)
+	}
+	lat := make([]time.Duration, 0, 1<<16)
+	b.ReportAllocs()
+	for b.Loop() {
+		if before != nil {
+			before()
+		}
+		t0 := time.Now()
+		rep, err := verify.Check(context.Background(), db, req, pol)
+		lat = append(lat, time.Since(t0))
+		if err != nil || rep.Disposition != verify.AnswerAccept {
+			b.Fatalf("%v %+v", err, rep)
+		}
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
+}

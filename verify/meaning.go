@@ -44,10 +44,14 @@ const (
 // meaningScanner holds the buffers one checker reuses for every claim.
 type meaningScanner struct {
 	claim mtext
-	ev    []mtext
-	evs   []meaningEvidence
-	figs  []Figure
-	quote [2]mtext // a loose quote and its span (quoteMeaningDiffers)
+	ev    []mtext // views of cached scans (scanContext)
+	// the views' own clauses and negation scopes, reused
+	evClauses [][]mclause
+	evScopes  [][]int
+	scans     []*scannedContext // the cached scans the views are of
+	evs       []meaningEvidence
+	figs      []Figure
+	quote     [2]mtext // a loose quote and its span (quoteMeaningDiffers)
 	// reused buffers
 	aligned     [][]alignment
 	claimB, evB []binding
@@ -62,8 +66,9 @@ type alignment struct{ ev, clause int }
 func (m *meaningScanner) release() {
 	m.evs, m.claim.s, m.head = nil, "", nil
 	for i := range m.ev {
-		m.ev[i].s = ""
+		m.ev[i] = mtext{} // holds no cache entry from one request to the next
 	}
+	clear(m.scans)
 	m.quote[0].s, m.quote[1].s = "", ""
 	scanners.Put(m)
 }
@@ -84,10 +89,12 @@ func (m *meaningScanner) checkAll(claim string, evs []meaningEvidence) meaningRe
 	var res meaningResult
 	m.claim.scan(claim)
 	for len(m.ev) < len(evs) {
-		m.ev = append(m.ev, mtext{})
+		m.ev, m.evClauses, m.evScopes = append(m.ev, mtext{}), append(m.evClauses, nil), append(m.evScopes, nil)
 	}
+	m.scans = m.scans[:0]
 	for i := range evs {
-		m.ev[i].scan(evs[i].context)
+		m.scans = append(m.scans, scanContext(evs[i].context))
+		m.ev[i] = m.scans[i].view(m.evClauses[i], m.evScopes[i])
 	}
 	ev := m.ev[:len(evs)]
 	m.evs = evs
@@ -112,6 +119,9 @@ func (m *meaningScanner) checkAll(claim string, evs []meaningEvidence) meaningRe
 	m.exceptions(ev, evs, aligned, &res)
 	m.names(evs, &res)
 	m.roles(evs, &res)
+	for i := range ev {
+		m.evClauses[i], m.evScopes[i] = ev[i].clauses, ev[i].scopeBuf // grown buffers, kept
+	}
 	return res
 }
 

@@ -521,20 +521,11 @@ func (m *meaningScanner) bounds(claim string, evs []meaningEvidence, res *meanin
 			same, opposite, ow := false, false, ""
 			for i := range evs {
 				et := &m.ev[i]
-				ctx := evs[i].context
-				evFigs := appendFigures(m.figs[len(m.figs):], ctx)
-				epos := 0
-				for _, g := range evFigs {
-					at := strings.Index(ctx[epos:], g.Text)
-					if at < 0 {
-						continue
-					}
-					gs, ge := epos+at, epos+at+len(g.Text)
-					epos = ge
+				for _, g := range m.scans[i].figures() {
 					if g.Kind != f.Kind || g.Value != f.Value {
 						continue
 					}
-					if v, w, ok := et.boundAt(gs, ge, kind); ok {
+					if v, w, ok := et.boundAt(g.start, g.end, kind); ok {
 						if v == cv {
 							same = true
 						} else {

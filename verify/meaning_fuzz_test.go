@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -36,6 +37,16 @@ func FuzzMeaning(f *testing.F) {
 		}
 		if restates(claim, []meaningEvidence{ev}) && len(res.findings) > 0 {
 			t.Errorf("restates(%q) in %q, but the checks find %s", claim, ev.context, res.findings[0].Message)
+		}
+		// The cached sentence reads as the sentence scanned afresh.
+		if a, b := restatesIn(claim, []meaningEvidence{ev}, true), restatesIn(claim, []meaningEvidence{ev}, false); a != b {
+			t.Errorf("restates(%q) in %q: %v from the cached scan, %v scanning", claim, ev.context, a, b)
+		}
+		// A cached scan is left as it was by the checks that read it: the
+		// same claim, after another claim on the same sentence, finds the same.
+		m.checkAll(ev.context[ev.spanFrom:ev.spanTo]+" not", []meaningEvidence{ev})
+		if again := m.checkAll(claim, []meaningEvidence{ev}); !reflect.DeepEqual(again.findings, res.findings) {
+			t.Errorf("claim %q on %q: %v first, %v from the cached scan", claim, ev.context, res.findings, again.findings)
 		}
 		var tx mtext
 		tx.scan(evidence)

@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -12,7 +14,11 @@ import (
 // then find nothing (the claim's words, names, figures and bindings are
 // the evidence's own), so none runs: the answer that restates its quotes
 // pays for one scan of a few words.
-func restates(claim string, evs []meaningEvidence) bool {
+func restates(claim string, evs []meaningEvidence) bool { return restatesIn(claim, evs, true) }
+
+// restatesIn is restates reading the words beside the claim from the
+// sentence's cached scan, or, when cached is false, scanning them.
+func restatesIn(claim string, evs []meaningEvidence, cached bool) bool {
 	claim = strings.TrimRight(claim, ". ")
 	if claim == "" {
 		return false
@@ -45,14 +51,19 @@ func restates(claim string, evs []meaningEvidence) bool {
 		for to < len(ctx) && to > 0 && isWordByteASCII(ctx[to]) && isWordByteASCII(ctx[to-1]) {
 			to++
 		}
-		before, after := ctx[:at], ctx[at+len(claim):]
+		end := at + len(claim)
+		bTo, aFrom := at, end
 		if from < at {
-			before = ctx[:at+wordLen(ctx[at:])]
+			bTo = at + wordLen(ctx[at:])
 		}
-		if to > at+len(claim) {
-			after = ctx[at+len(claim)-lastWordLen(ctx[:at+len(claim)]):]
+		if to > end {
+			aFrom = end - lastWordLen(ctx[:end])
 		}
-		return quietAround(before, claim, after, ctx[:at], ctx[at+len(claim):])
+		src := sides{ctx: ctx}
+		if cached {
+			src.words, src.runs = scanContext(ctx).wordList()
+		}
+		return quietAround(&src, bTo, at, end, aFrom)
 	}
 	return false
 }
@@ -136,8 +147,8 @@ func wordRuneAt(s string, i int) (bool, int) {
 	return isWordRune(r) || r == '’', size
 }
 
-// sideWord is a word beside a restated claim, where it starts, and what
-// the lexicon knows of it.
+// sideWord is a word beside a restated claim, where it starts in the
+// sentence, and what the lexicon knows of it.
 type sideWord struct {
 	w  string
 	at int
@@ -160,18 +171,116 @@ func sideWords(s string, buf []sideWord) (_ []sideWord, ok bool) {
 	return ws, ok
 }
 
+// contextWords lists the words of s as eachWord splits them, and the
+// run of word characters each was cut from (eachWord trims apostrophes
+// and hyphens from a run's ends; a run gives at most one word): what the
+// restated-claim shortcut reads beside a claim.
+func contextWords(s string) ([]sideWord, [][2]int) {
+	n := len(s)/6 + 4 // words of some 6 bytes
+	words, runs := make([]sideWord, 0, n), make([][2]int, 0, n)
+	for i := 0; i < len(s); {
+		for i < len(s) {
+			ok, size := wordRuneAt(s, i)
+			if ok {
+				break
+			}
+			i += size
+		}
+		j := i
+		for j < len(s) {
+			ok, size := wordRuneAt(s, j)
+			if !ok {
+				break
+			}
+			j += size
+		}
+		if j == i {
+			break
+		}
+		// eachWord's trim of the run's apostrophes and hyphens.
+		from, to := i, j
+		for from < to && (s[from] == '\'' || s[from] == '-') {
+			from++
+		}
+		for to > from && (s[to-1] == '\'' || s[to-1] == '-') {
+			to--
+		}
+		if from < to {
+			words, runs = append(words, sideWord{w: s[from:to], at: from, e: lex.lowerLookup(s[from:to])}), append(runs, [2]int{i, j})
+		}
+		i = j
+	}
+	return words, runs
+}
+
+// sides gives the words of parts of one sentence, where each starts in
+// it: from its cached word list where there is one (a run the part's
+// edges cut is split again), else by scanning the part.
+type sides struct {
+	ctx   string
+	words []sideWord // nil: scan
+	runs  [][2]int
+}
+
+// of returns up to cap(buf) words of ctx[from:to]; ok is false when it
+// has more. The words may be the cache's own: read them, never write.
+func (s *sides) of(from, to int, buf []sideWord) (_ []sideWord, ok bool) {
+	if s.words == nil {
+		ws, ok := sideWords(s.ctx[from:to], buf)
+		for i := range ws {
+			ws[i].at += from
+		}
+		return ws, ok
+	}
+	lo, _ := slices.BinarySearchFunc(s.runs, from+1, func(r [2]int, x int) int { return cmp.Compare(r[1], x) })
+	hi, _ := slices.BinarySearchFunc(s.runs, to, func(r [2]int, x int) int { return cmp.Compare(r[0], x) })
+	if lo >= hi {
+		return buf[:0], true
+	}
+	if s.runs[lo][0] >= from && s.runs[hi-1][1] <= to {
+		if hi-lo > cap(buf) {
+			return s.words[lo : lo+cap(buf) : lo+cap(buf)], false
+		}
+		return s.words[lo:hi:hi], true
+	}
+	// An edge cuts a run: its piece splits as eachWord would split it.
+	ws := buf[:0]
+	for k := lo; k < hi; k++ {
+		w := s.words[k]
+		if r := s.runs[k]; r[0] < from || r[1] > to {
+			rf, rt := max(r[0], from), min(r[1], to)
+			found := false
+			eachWord(s.ctx[rf:rt], func(x string, at int) bool {
+				w, found = sideWord{w: x, at: rf + at, e: lex.lowerLookup(x)}, true
+				return false
+			})
+			if !found {
+				continue
+			}
+		}
+		if len(ws) == cap(ws) {
+			return ws, false
+		}
+		ws = append(ws, w)
+	}
+	return ws, true
+}
+
 // quietAround reports whether the words before and after a restated claim
 // in its sentence hold no exception, its own clause no negator or
 // restriction beside it, and no phrase reaches across its edges ("whether
 // or | not", "Subject | to", "not | exceed"): each would make the checks
 // read the claim otherwise than it reads alone. Bounds and timings need no
 // look of their own: a restated claim states its figures' bounds itself.
-// rawBefore and rawAfter are the sides as cut at the claim (before and
-// after may hold a word the claim cuts).
-func quietAround(before, claim, after, rawBefore, rawAfter string) bool {
+// The claim is src.ctx[at:end]; before is ctx[:bTo] and after ctx[aFrom:]
+// (either may hold a word the claim cuts), the raw sides ctx[:at] and
+// ctx[end:].
+func quietAround(src *sides, bTo, at, end, aFrom int) bool {
+	ctx := src.ctx
+	before, after := ctx[:bTo], ctx[aFrom:]
 	var b1, b2, b3, b4 [64]sideWord
-	bw, ok1 := sideWords(before, b1[:])
-	aw, ok2 := sideWords(after, b2[:])
+	bw, ok1 := src.of(0, bTo, b1[:])
+	aw, ok2 := src.of(aFrom, len(ctx), b2[:])
 	if !ok1 || !ok2 || exception(bw) || exception(aw) {
 		return false
 	}
@@ -188,28 +297,29 @@ func quietAround(before, claim, after, rawBefore, rawAfter string) bool {
 			start++
 		}
 	}
-	end := len(aw)
+	stop := len(aw)
 	semi := strings.IndexAny(after, ";:")
 	for i, w := range aw {
-		if semi >= 0 && w.at > semi || w.e != nil && w.e.flags&(fClauseBreak|fConditional) != 0 {
-			end = i
+		if semi >= 0 && w.at > aFrom+semi || w.e != nil && w.e.flags&(fClauseBreak|fConditional) != 0 {
+			stop = i
 			break
 		}
 	}
-	if loud(bw[start:]) || loud(aw[:end]) {
+	if loud(bw[start:]) || loud(aw[:stop]) {
 		return false
 	}
 	// A negator at the claim's end denies words after it ("… does not |
 	// cover"): the claim alone reads it otherwise.
 	var b5 [64]sideWord
-	if cw, ok := sideWords(claim[len(claim)-min(len(claim), 96):], b5[:]); !ok || loud(tail(cw, negScope+2)) {
+	n := end - at
+	if cw, ok := src.of(end-min(n, 96), end, b5[:]); !ok || loud(tail(cw, negScope+2)) {
 		return false
 	}
 	// Phrases across the edges, on the sides as cut at the claim.
-	cb, _ := sideWords(claim[:min(len(claim), 64)], b3[:8])
-	ce, _ := sideWords(claim[len(claim)-min(len(claim), 64):], b4[:16])
-	rb, _ := sideWords(rawBefore[len(rawBefore)-min(len(rawBefore), 64):], b1[:16])
-	ra, _ := sideWords(rawAfter[:min(len(rawAfter), 64)], b2[:8])
+	cb, _ := src.of(at, at+min(n, 64), b3[:8])
+	ce, _ := src.of(end-min(n, 64), end, b4[:16])
+	rb, _ := src.of(at-min(at, 64), at, b1[:16])
+	ra, _ := src.of(end, end+min(len(ctx)-end, 64), b2[:8])
 	return !phraseAcross(tail(rb, 4), cb) && !phraseAcross(tail(ce, 4), ra)
 }
 

@@ -150,7 +150,11 @@ func TestRestatesIsExact(t *testing.T) {
 				claim := strings.Join(ws[i:j], " ")
 				at := strings.Index(text, claim)
 				ev := []meaningEvidence{{context: text, spanFrom: at, spanTo: at + len(claim), chunk: text}}
-				if !restates(claim, ev) {
+				r := restates(claim, ev)
+				if r != restatesIn(claim, ev, false) {
+					t.Errorf("restates(%q) in %q: %v from the cached scan, not scanning", claim, text, r)
+				}
+				if !r {
 					continue
 				}
 				skipped++
