@@ -83,6 +83,7 @@ Offsets are half-open ranges of Unicode code points into a version's canonical t
 		newDeleteCommand(o),
 		newAuditCommand(o),
 		newVerifyCommand(o),
+		newPolicyCommand(o),
 		newTraceCommand(o),
 		newReviewCommand(o),
 		newExtractWorkerCommand(o),
