@@ -814,8 +814,10 @@ func (s *server) close() {
 }
 
 // getTrace returns a stored verification trace. It holds the request and
-// the report, stored text included, so only its own principal or a
-// service may read it; anyone else learns nothing, not even that it exists.
+// the report, stored text included, so only its own principal, a service
+// acting for that principal, or an administrator (a service acting for no
+// one) may read it; anyone else, a service acting for another principal
+// included, learns nothing, not even that it exists.
 func (s *server) getTrace(w http.ResponseWriter, r *http.Request, c *caller) error {
 	var raw []byte
 	err := s.db.View(func(tx *store.Tx) (err error) {
@@ -829,7 +831,7 @@ func (s *server) getTrace(w http.ResponseWriter, r *http.Request, c *caller) err
 	if err != nil {
 		return err
 	}
-	if !c.service {
+	if !c.admin {
 		var t struct {
 			Request struct {
 				Principal string `json:"principal"`
