@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Policy holds the rules that vary by domain, as data (DESIGN §6).
+// Policy holds the rules that vary by domain, as data (docs/contract.md#claims-in-verdicts-out).
 type Policy struct {
 	Name string `json:"name"`
 	// Risk "high" routes every answer with any failure to review instead
