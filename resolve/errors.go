@@ -9,7 +9,7 @@ import (
 // inverted, or past the end of the text.
 var ErrInvalidRange = errors.New("resolve: invalid range")
 
-// Reason codes of a failed chunk validation (DESIGN §4).
+// Reason codes of a failed chunk validation (docs/contract.md#validation-and-quarantine).
 const (
 	ReasonOutOfRange        = "out_of_range"
 	ReasonTextMismatch      = "text_mismatch"

@@ -5,7 +5,7 @@ import (
 )
 
 // ChunkRecord is a servable chunk as a vector index should embed it: the fields
-// of DESIGN §2, the access list to filter by, and the span's hash.
+// of docs/contract.md#identifiers, the access list to filter by, and the span's hash.
 type ChunkRecord struct {
 	ChunkID         string   `json:"chunk_id"`
 	DocumentID      string   `json:"document_id"`

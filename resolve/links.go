@@ -23,7 +23,7 @@ import (
 	"github.com/evidence-rag/evidence/store"
 )
 
-// Link kinds: what DeepLink.Fragment addresses (DESIGN §7).
+// Link kinds: what DeepLink.Fragment addresses (docs/contract.md#deep-links).
 const (
 	LinkPDFPage      = "pdf_page"      // #page=N, the physical page (RFC 8118)
 	LinkTextFragment = "text_fragment" // #:~:text=..., a URL text fragment (WICG Text Fragments)

@@ -23,7 +23,7 @@ type Claim struct {
 }
 
 // Validate checks a claim against the canonical text and layout of a
-// version, in the order of DESIGN §4: range, text, page, page label,
+// version, in the order of docs/contract.md#validation-and-quarantine: range, text, page, page label,
 // section. It returns nil when the claim resolves exactly.
 func Validate(txt store.Text, layout *store.Layout, c Claim) *QuarantineError {
 	if c.Start < 0 || c.End < c.Start || c.End > txt.Len() {

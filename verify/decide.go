@@ -3,7 +3,7 @@ package verify
 import "slices"
 
 // decide sets the metrics, the failure counts and the answer's disposition
-// from the claim reports (DESIGN §6): block if any claim blocks the answer;
+// from the claim reports (docs/contract.md#dispositions): block if any claim blocks the answer;
 // review under a high-risk policy with any failure (or a grounded answer
 // without claims); abstain when an answer without claims is not grounded, nothing
 // was retrieved or no claim is supported; review after a retrieval error;

@@ -1,5 +1,6 @@
 // Package verify checks each claim of a RAG answer against the evidence it
-// cites and returns a deterministic disposition (DESIGN §5–§6).
+// cites and returns a deterministic disposition (docs/contract.md,
+// quote match levels to dispositions).
 //
 // For every citation, in order: the chunk exists, was retrieved for the
 // request, is not quarantined or deleted, its version is allowed by the

@@ -80,7 +80,7 @@ var functionWords = map[string]bool{"and": true, "or": true, "to": true, "of": t
 var scales = map[string]int{"thousand": 3, "k": 3, "million": 6, "m": 6, "mn": 6, "billion": 9, "bn": 9, "b": 9}
 
 // Figures extracts the figures of s in order. The number rules are those of
-// DESIGN §5: a comma or space followed by exactly three digits and a word
+// docs/contract.md#figures: a comma or space followed by exactly three digits and a word
 // boundary separates thousands; any other comma is a decimal comma.
 func Figures(s string) []Figure { return appendFigures(nil, s) }
 

@@ -248,7 +248,7 @@ func numberAfter(s string, i int) bool {
 	return j < len(s) && isDigit(rune(s[j]))
 }
 
-// spanContradicts checks, by DESIGN §5, the claim's figures that its
+// spanContradicts checks, by docs/contract.md#figures, the claim's figures that its
 // loosely matched quote states too against the span the quote matched: the
 // citation says it shows them, and the span shows another figure of the
 // same kind. It returns those absent from the span, and whether one is

@@ -133,7 +133,7 @@ func TestFigureMarks(t *testing.T) {
 	}
 }
 
-// TestCheckFigures: claim against evidence by DESIGN §5, through the
+// TestCheckFigures: claim against evidence by docs/contract.md#figures, through the
 // evidence reader the verifier uses (unit scales included).
 func TestCheckFigures(t *testing.T) {
 	tests := []struct {

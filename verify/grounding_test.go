@@ -69,7 +69,7 @@ func TestGroundingWithoutClaims(t *testing.T) {
 		t.Errorf("high-risk policy: got %s %v, %s: want review (high_risk_policy), grounded", rep.Disposition, rep.Reasons, rep.Grounding)
 	}
 	// A policy with no effective_date qualifier reports no dates.
-	bare, err := verify.ParsePolicy([]byte(`{"name":"bare"}`))
+	bare, err := verify.ParsePolicy([]byte(`{"name":"bare","extends":"none"}`))
 	if err != nil {
 		t.Fatal(err)
 	}

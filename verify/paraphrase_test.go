@@ -67,7 +67,7 @@ var paraphrases = []struct {
 	{"expense-policy.md", "An approver may approve a report that includes their own expenses.", "An approver may not approve a report that includes their own expenses", "block_answer", "polarity_contradicted"},
 	{"expense-policy.md", "A card slip showing only the total is a receipt.", "A card slip showing only\nthe total is not a receipt.", "block_answer", "polarity_contradicted"},
 	{"security-faq.html", "Text messages are accepted as a second factor.", "Text messages are not accepted for any account since 2024-10-01.", "block_answer", "polarity_contradicted"},
-	{"data-retention.md", "Authentication and access logs are kept for 13 years.", "Authentication and access logs are kept for 13 months", "remove_claim", "figure_missing"}, // years and months are not one unit (DESIGN §5)
+	{"data-retention.md", "Authentication and access logs are kept for 13 years.", "Authentication and access logs are kept for 13 months", "remove_claim", "figure_missing"}, // years and months are not one unit (docs/contract.md#figures)
 }
 
 func TestParaphrases(t *testing.T) {

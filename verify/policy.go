@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Policy holds the rules that vary by domain, as data (DESIGN §6).
+// Policy holds the rules that vary by domain, as data (docs/contract.md#claims-in-verdicts-out).
 type Policy struct {
 	Name string `json:"name"`
 	// Risk "high" routes every answer with any failure to review instead
@@ -70,7 +70,7 @@ var defaultPolicyJSON []byte
 
 // DefaultPolicy returns the documented default policy (default-policy.json).
 func DefaultPolicy() *Policy {
-	p, err := ParsePolicy(defaultPolicyJSON)
+	p, err := decodePolicy(defaultPolicyJSON)
 	if err != nil {
 		panic("verify: default policy: " + err.Error()) // a build-time asset; tests load it
 	}
@@ -82,7 +82,9 @@ var ErrPolicy = errors.New("verify: bad policy")
 
 // LoadPolicy reads a policy file: YAML when its name ends in .yaml or
 // .yml, else JSON. Both are read strictly: an unknown field is an error,
-// so a misspelt rule is never silently ignored.
+// so a misspelt rule is never silently ignored. The file extends the
+// default policy as ParsePolicy says; a file that names no policy is
+// named after the file (mine.json is "mine").
 func LoadPolicy(path string) (*Policy, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -97,16 +99,95 @@ func LoadPolicy(path string) (*Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if p.Name == "" {
+		base := filepath.Base(path)
+		p.Name = strings.TrimSuffix(base, filepath.Ext(base))
+	}
 	return p, nil
 }
 
-// ParsePolicy parses and checks a JSON policy.
+// ParsePolicy parses and checks a JSON policy. A policy extends the
+// default (default-policy.json) unless it says "extends": "none": the
+// file is applied to the default as a JSON merge patch (RFC 7396), so a
+// field it gives replaces the default's, an object (judge) merges field
+// by field, a list (qualifiers, a qualifier's values) replaces the
+// default's list whole, and null takes the default's value away. The
+// name is the policy's own and never inherited.
 func ParsePolicy(b []byte) (*Policy, error) {
+	merged, err := extendPolicy(b)
+	if err != nil {
+		return nil, err
+	}
+	return decodePolicy(merged)
+}
+
+// extendPolicy returns policy b applied to the policy it extends.
+func extendPolicy(b []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var patch map[string]json.RawMessage
+	var typeErr *json.UnmarshalTypeError
+	switch err := dec.Decode(&patch); {
+	case errors.Is(err, io.EOF):
+		return nil, fmt.Errorf("%w: empty policy", ErrPolicy)
+	case errors.As(err, &typeErr) || err == nil && patch == nil:
+		return nil, fmt.Errorf("%w: a policy is a JSON object", ErrPolicy)
+	case err != nil:
+		return nil, fmt.Errorf("%w: %v", ErrPolicy, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: trailing data after the policy object", ErrPolicy)
+	}
+	extends := "default"
+	if raw, ok := patch["extends"]; ok {
+		if err := json.Unmarshal(raw, &extends); err != nil {
+			return nil, fmt.Errorf("%w: extends: want \"default\" or \"none\"", ErrPolicy)
+		}
+		delete(patch, "extends")
+	}
+	if _, ok := patch["name"]; !ok {
+		patch["name"] = json.RawMessage(`""`)
+	}
+	switch extends {
+	case "none":
+		return json.Marshal(patch)
+	case "default":
+		return mergePatch(defaultPolicyJSON, patch)
+	}
+	return nil, fmt.Errorf("%w: extends %q: want default or none", ErrPolicy, extends)
+}
+
+// mergePatch applies an object's members to a JSON object, as RFC 7396
+// says: members merge into objects, null removes, anything else replaces.
+func mergePatch(base json.RawMessage, patch map[string]json.RawMessage) ([]byte, error) {
+	var out map[string]json.RawMessage
+	if err := json.Unmarshal(base, &out); err != nil || out == nil {
+		out = map[string]json.RawMessage{} // base is not an object: the patch replaces it
+	}
+	for k, v := range patch {
+		var sub map[string]json.RawMessage
+		switch {
+		case string(bytes.TrimSpace(v)) == "null":
+			delete(out, k)
+		case json.Unmarshal(v, &sub) == nil && sub != nil:
+			m, err := mergePatch(out[k], sub)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = m
+		default:
+			out[k] = v
+		}
+	}
+	return json.Marshal(out)
+}
+
+// decodePolicy parses and checks a whole JSON policy, inheriting nothing.
+func decodePolicy(b []byte) (*Policy, error) {
 	var p Policy
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrPolicy, err)
+		return nil, fmt.Errorf("%w: %s", ErrPolicy, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("%w: trailing data after the policy object", ErrPolicy)

@@ -11,7 +11,7 @@ import (
 
 // Request is what the application hands over before it renders an answer:
 // the generator's structured claims and what it knows about the request
-// (DESIGN §6).
+// (docs/contract.md#claims-in-verdicts-out).
 type Request struct {
 	RequestID string   `json:"request_id"`
 	Principal string   `json:"principal"`

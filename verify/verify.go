@@ -273,7 +273,7 @@ var (
 		EvidenceUnresolved: Unresolved, EvidenceForbidden: Forbidden, EvidenceContradicts: Contradicted}
 )
 
-// evidence checks one citation of claim in the order of DESIGN §6 and
+// evidence checks one citation of claim in the order of docs/contract.md#dispositions and
 // returns its report, the evidence span when accepted, and its disposition.
 func (c *checker) evidence(e *Evidence, claim string) (EvidenceReport, accepted, string, error) {
 	er := EvidenceReport{ChunkID: e.ChunkID, Reasons: []string{}, MissingFigures: []Figure{}, Checks: []string{}}
@@ -480,7 +480,7 @@ var errStop error = stopErr{}
 
 // checkFigures returns the claim figures absent from the evidence, and
 // whether one of them is contradicted: the evidence holds a figure of the
-// same kind that equals no figure of the claim (DESIGN §5).
+// same kind that equals no figure of the claim (docs/contract.md#figures).
 func checkFigures(claim, evidence []Figure) (missing []Figure, contradicted bool) {
 	inEvidence, inClaim := figureSet(evidence), figureSet(claim)
 	for i, f := range claim {

@@ -68,7 +68,7 @@ Offsets are half-open ranges of Unicode code points into a version's canonical t
 		def = "./evidence.db"
 	}
 	root.PersistentFlags().StringVar(&o.db, "db", def, "store file (env EVIDENCE_DB)")
-	root.PersistentFlags().BoolVar(&o.json, "json", false, "write JSON (field names of DESIGN §2)")
+	root.PersistentFlags().BoolVar(&o.json, "json", false, "write JSON (field names of docs/contract.md)")
 	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitHelp)
 	root.AddCommand(
 		newIngestCommand(o),
@@ -83,6 +83,7 @@ Offsets are half-open ranges of Unicode code points into a version's canonical t
 		newDeleteCommand(o),
 		newAuditCommand(o),
 		newVerifyCommand(o),
+		newPolicyCommand(o),
 		newTraceCommand(o),
 		newReviewCommand(o),
 		newExtractWorkerCommand(o),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -28,6 +29,7 @@ type serveOptions struct {
 	maxBody      int64 // JSON request bodies
 	maxUpload    int64 // uploaded documents
 	traceWrites  string
+	logFormat    string // --log-format: text or json
 	judge        judgeFlags
 }
 
@@ -48,7 +50,11 @@ evidence resolve --server http://127.0.0.1:8080 CHUNK_ID).
 Access: --tokens FILE holds one "<token> <principal>" or "<token> service" a line. A principal's token
 acts for that principal only; a service token may act for the end user named in the
 X-Evidence-Principal header. Without --tokens the server listens on loopback addresses only and
-trusts X-Evidence-Principal, as the CLI trusts --principal.`,
+trusts X-Evidence-Principal, as the CLI trusts --principal.
+
+Logs: one line a request on stderr (--log-format text or json): time, request_id (the caller's
+X-Request-ID, else one made up; every response carries it), route pattern, status, latency_ms, bytes,
+principal; never a body, a raw path or query, or an error message, so never document text.`,
 		Args: argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -66,6 +72,7 @@ trusts X-Evidence-Principal, as the CLI trusts --principal.`,
 	f.Int64Var(&so.maxBody, "max-body", 4<<20, "largest JSON request body in bytes (413 beyond)")
 	f.Int64Var(&so.maxUpload, "max-upload", 64<<20, "largest uploaded document in bytes (413 beyond)")
 	so.judge.register(f)
+	f.StringVar(&so.logFormat, "log-format", logText, "stderr log: text (key=value) or json; one line a request (time, request id, principal, route, status, latency, bytes; never document text)")
 	f.StringVar(&so.traceWrites, "trace-writes", traceSync, "verification traces: sync (committed before the report is returned) or async (committed behind the responses, many per fsync; a crash can lose the last few milliseconds of traces)")
 	return cmd
 }
@@ -82,9 +89,12 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 	if so.traceWrites != traceSync && so.traceWrites != traceAsync {
 		return usagef("--trace-writes %q: want %s or %s", so.traceWrites, traceSync, traceAsync)
 	}
+	logger, err := newServerLogger(o.stderr, so.logFormat)
+	if err != nil {
+		return err
+	}
 	var tokens *tokenSet
 	if so.tokens != "" {
-		var err error
 		if tokens, err = loadTokens(so.tokens); err != nil {
 			return usageError{err}
 		}
@@ -118,7 +128,7 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 		// few megabytes. GOGC in the environment still decides.
 		debug.SetGCPercent(400)
 	}
-	srv := newServer(db, serverConfig{tokens: tokens, policy: pol, maxBody: so.maxBody, maxUpload: so.maxUpload, errlog: o.stderr, traceWrites: so.traceWrites})
+	srv := newServer(db, serverConfig{tokens: tokens, policy: pol, maxBody: so.maxBody, maxUpload: so.maxUpload, errlog: o.stderr, logger: logger, traceWrites: so.traceWrites})
 	defer srv.close() // after the shutdown below: queued traces are stored
 	ln, err := net.Listen("tcp", so.addr)
 	if err != nil {
@@ -131,12 +141,13 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 		WriteTimeout:      so.writeTimeout,
 		IdleTimeout:       so.idleTimeout,
 		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn), // one format on stderr
 	}
 	auth := "no tokens: X-Evidence-Principal is trusted"
 	if tokens != nil {
 		auth = fmt.Sprintf("%d tokens", tokens.len())
 	}
-	fmt.Fprintf(o.stderr, "evidence: serving http://%s (store %s, %s)\n", ln.Addr(), db.Path(), auth)
+	logger.Info("evidence: serving http://"+ln.Addr().String(), "store", db.Path(), "auth", auth)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	if ready != nil {
@@ -153,7 +164,7 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 	if e := <-errc; !errors.Is(e, http.ErrServerClosed) && err == nil {
 		err = e
 	}
-	fmt.Fprintln(o.stderr, "evidence: server stopped")
+	logger.Info("evidence: server stopped")
 	return err
 }
 

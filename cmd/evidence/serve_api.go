@@ -8,6 +8,7 @@ import (
 	segjson "github.com/segmentio/encoding/json"
 	"io"
 	"log"
+	"log/slog"
 	"mime"
 	"net/http"
 	"net/url"
@@ -34,6 +35,9 @@ type serverConfig struct {
 	maxBody   int64
 	maxUpload int64
 	errlog    io.Writer
+	// logger gets one line a request and the server's errors; nil is a
+	// text logger on errlog.
+	logger *slog.Logger
 	// traceWrites is traceSync (the default when empty) or traceAsync.
 	traceWrites string
 }
@@ -46,7 +50,8 @@ type server struct {
 	db         *store.DB
 	mux        *http.ServeMux
 	metrics    *serverMetrics
-	log        *log.Logger
+	log        *log.Logger // errors, through logger
+	requestIDs *requestIDs
 	traces     *traceQueue // nil: traces are committed before the response
 	policyJSON []byte      // the policy, encoded once for traces
 }
@@ -60,7 +65,10 @@ func newServer(db *store.DB, cfg serverConfig) *server {
 	if cfg.errlog == nil {
 		cfg.errlog = os.Stderr
 	}
-	s := &server{serverConfig: cfg, db: db, mux: http.NewServeMux(), log: log.New(cfg.errlog, "evidence serve: ", log.LstdFlags)}
+	if cfg.logger == nil {
+		cfg.logger = slog.New(slog.NewTextHandler(cfg.errlog, nil))
+	}
+	s := &server{serverConfig: cfg, db: db, mux: http.NewServeMux(), log: slog.NewLogLogger(cfg.logger.Handler(), slog.LevelError), requestIDs: newRequestIDs()}
 	s.metrics = newServerMetrics(db)
 	s.policy = cachedJudge(s.policy, db, s.metrics.judged)
 	var err error
@@ -100,14 +108,19 @@ func (s *server) handle(pattern string, need access, h handlerFunc) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
+		var c *caller
+		var errCode string
 		defer func() {
 			if p := recover(); p != nil {
 				s.log.Printf("%s %s: panic: %v", r.Method, pattern, p)
+				errCode = "internal"
 				if !sw.wrote {
 					writeError(sw, errorf(http.StatusInternalServerError, "internal", "internal error"))
 				}
 			}
-			s.metrics.observe(pattern, sw.code(), time.Since(start))
+			took := time.Since(start)
+			s.metrics.observe(pattern, sw.code(), took)
+			s.logRequest(r, pattern, c, sw, errCode, took)
 		}()
 		hdr := sw.Header()
 		c, herr := s.authenticate(r, need)
@@ -115,6 +128,7 @@ func (s *server) handle(pattern string, need access, h handlerFunc) {
 			if herr.status == http.StatusUnauthorized {
 				hdr.Set("WWW-Authenticate", `Bearer realm="evidence"`)
 			}
+			errCode = herr.code
 			writeError(sw, herr)
 			return
 		}
@@ -127,6 +141,7 @@ func (s *server) handle(pattern string, need access, h handlerFunc) {
 					he.message = "the store failed a consistency check; nothing was served"
 				}
 			}
+			errCode = he.code
 			if !sw.wrote {
 				writeError(sw, he)
 			}
@@ -140,20 +155,24 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Cache-Control", "no-store")
 	hdr.Set("Referrer-Policy", "no-referrer")
+	hdr.Set(requestIDHeader, s.requestIDs.of(r))
 	h, pattern := s.mux.Handler(r)
 	if pattern != "" {
 		s.mux.ServeHTTP(w, r)
 		return
 	}
 	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w}
+	w = sw
 	rec := &headerRecorder{header: http.Header{}}
 	h.ServeHTTP(rec, r)
+	var code string
 	switch rec.status {
 	case http.StatusNotFound, http.StatusMethodNotAllowed:
 		if allow := rec.header.Get("Allow"); allow != "" {
 			w.Header().Set("Allow", allow)
 		}
-		code := "not_found"
+		code = "not_found"
 		if rec.status == http.StatusMethodNotAllowed {
 			code = "method_not_allowed"
 		}
@@ -161,7 +180,9 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default: // a redirect to the clean path
 		s.mux.ServeHTTP(w, r)
 	}
-	s.metrics.observe("unmatched", rec.status, time.Since(start))
+	took := time.Since(start)
+	s.metrics.observe("unmatched", rec.status, took)
+	s.logRequest(r, "unmatched", nil, sw, code, took)
 }
 
 // headerRecorder learns what the mux would answer an unmatched request.
@@ -174,11 +195,13 @@ func (h *headerRecorder) Header() http.Header         { return h.header }
 func (h *headerRecorder) Write(b []byte) (int, error) { return len(b), nil }
 func (h *headerRecorder) WriteHeader(code int)        { h.status = code }
 
-// statusWriter remembers the status written, for metrics.
+// statusWriter remembers the status and the body bytes written, for
+// metrics and the request log.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
 	wrote  bool
+	bytes  int64
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -192,7 +215,9 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	if !w.wrote {
 		w.status, w.wrote = http.StatusOK, true
 	}
-	return w.ResponseWriter.Write(b)
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
 }
 
 func (w *statusWriter) code() int {
@@ -814,8 +839,10 @@ func (s *server) close() {
 }
 
 // getTrace returns a stored verification trace. It holds the request and
-// the report, stored text included, so only its own principal or a
-// service may read it; anyone else learns nothing, not even that it exists.
+// the report, stored text included, so only its own principal, a service
+// acting for that principal, or an administrator (a service acting for no
+// one) may read it; anyone else, a service acting for another principal
+// included, learns nothing, not even that it exists.
 func (s *server) getTrace(w http.ResponseWriter, r *http.Request, c *caller) error {
 	var raw []byte
 	err := s.db.View(func(tx *store.Tx) (err error) {
@@ -829,7 +856,7 @@ func (s *server) getTrace(w http.ResponseWriter, r *http.Request, c *caller) err
 	if err != nil {
 		return err
 	}
-	if !c.service {
+	if !c.admin {
 		var t struct {
 			Request struct {
 				Principal string `json:"principal"`

@@ -133,7 +133,8 @@ func errorf(status int, code, format string, args ...any) *httpError {
 	return &httpError{status: status, code: code, message: fmt.Sprintf(format, args...)}
 }
 
-// authenticate works out who a request acts for.
+// authenticate works out who a request acts for. With an error it may
+// still return the caller it found, for the log only.
 func (s *server) authenticate(r *http.Request, need access) (*caller, *httpError) {
 	if need == accessPublic {
 		return &caller{}, nil
@@ -162,7 +163,7 @@ func (s *server) authenticate(r *http.Request, need access) (*caller, *httpError
 		return nil, errorf(http.StatusForbidden, "forbidden", "this token acts for its own principal only; %s names another", principalHeader)
 	}
 	if need == accessService && !c.service {
-		return nil, errorf(http.StatusForbidden, "forbidden", "a service token is required")
+		return c, errorf(http.StatusForbidden, "forbidden", "a service token is required") // c: for the request log
 	}
 	return c, nil
 }

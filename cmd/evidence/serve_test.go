@@ -612,7 +612,7 @@ func TestServeVerifyWithoutClaims(t *testing.T) {
 // TestServeTraces: with --trace-writes async the report comes back at once
 // and its trace is stored behind it, many to a commit; every report's
 // trace is stored by shutdown, and GET /v1/traces/{id} serves it to its
-// own principal and to services only.
+// own principal and to an administrator (TestServeTraceAccess: who else).
 func TestServeTraces(t *testing.T) {
 	for _, mode := range []string{traceSync, traceAsync} {
 		t.Run(mode, func(t *testing.T) {

@@ -23,7 +23,7 @@ func newVerifyCommand(o *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify FILE|-",
 		Short: "Check every claim of an answer against the evidence it cites",
-		Long: `verify reads the structured claims of an answer (DESIGN §6 JSON: request_id, principal, retrieved,
+		Long: `verify reads the structured claims of an answer (JSON of docs/contract.md: request_id, principal, retrieved,
 answer, claims with evidence) and checks each citation: it resolves, was retrieved, is readable by the
 principal, is of an allowed version, and its quote and figures are in the stored span. It prints each
 claim's status and disposition and the answer's disposition, with support and coverage rates kept apart,

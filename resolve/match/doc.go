@@ -1,4 +1,4 @@
-// Package match locates a quote in a text, the quote matcher of DESIGN §5:
+// Package match locates a quote in a text, the quote matcher of docs/contract.md#quote-match-levels:
 // the verifier checks that a cited quote is in the span a citation points
 // at, and chunk import re-anchors drifted chunks with it. It imports nothing
 // of this project and knows nothing of the store.
@@ -30,7 +30,7 @@
 // # Units
 //
 // Match.Start and Match.End are half-open offsets in Unicode code points of
-// the original text, the unit of DESIGN §2, whatever level found the match:
+// the original text, the unit of docs/contract.md#units, whatever level found the match:
 // each folded text keeps a map from its bytes back to code points of the
 // original. An invalid UTF-8 byte counts as one code point, as
 // utf8.RuneCount counts it, and folds to U+FFFD. Options.Hint and
@@ -79,6 +79,6 @@
 // ("well-\nknown" folds to "wellknown"); the fuzzy level still finds
 // "well-known" one edit away. NFKC folds superscripts and fractions ("10²"
 // to "102"), and fuzzy matching excuses a changed digit as one edit: figures
-// must be checked exactly on their own (DESIGN §5), which is not this
+// must be checked exactly on their own (docs/contract.md#figures), which is not this
 // package's job.
 package match

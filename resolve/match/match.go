@@ -9,7 +9,7 @@ import (
 // Level says how a quote matched, strongest first.
 type Level string
 
-// The matching levels of DESIGN §5, strongest first.
+// The matching levels of docs/contract.md#quote-match-levels, strongest first.
 const (
 	LevelExact      Level = "exact"      // the quote's bytes equal the span
 	LevelWhitespace Level = "whitespace" // equal after whitespace folding
