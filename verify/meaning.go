@@ -44,11 +44,13 @@ const (
 // meaningScanner holds the buffers one checker reuses for every claim.
 type meaningScanner struct {
 	claim mtext
-	ev    []mtext // views of cached scans (scanContext)
+	ev    []mtext // views of cached scans (scanContext), or own[i]
+	own   []mtext // evidence scanned into the scanner's own buffers
+	owned []bool  // ev[i] is own[i]: a sentence read for the first time
 	// the views' own clauses and negation scopes, reused
 	evClauses [][]mclause
 	evScopes  [][]int
-	scans     []*scannedContext // the cached scans the views are of
+	scans     []*scannedContext // the cache entries of the evidence
 	evs       []meaningEvidence
 	figs      []Figure
 	quote     [2]mtext // a loose quote and its span (quoteMeaningDiffers)
@@ -67,6 +69,7 @@ func (m *meaningScanner) release() {
 	m.evs, m.claim.s, m.head = nil, "", nil
 	for i := range m.ev {
 		m.ev[i] = mtext{} // holds no cache entry from one request to the next
+		m.own[i].s = ""
 	}
 	clear(m.scans)
 	m.quote[0].s, m.quote[1].s = "", ""
@@ -89,12 +92,19 @@ func (m *meaningScanner) checkAll(claim string, evs []meaningEvidence) meaningRe
 	var res meaningResult
 	m.claim.scan(claim)
 	for len(m.ev) < len(evs) {
-		m.ev, m.evClauses, m.evScopes = append(m.ev, mtext{}), append(m.evClauses, nil), append(m.evScopes, nil)
+		m.ev, m.own, m.owned = append(m.ev, mtext{}), append(m.own, mtext{}), append(m.owned, false)
+		m.evClauses, m.evScopes = append(m.evClauses, nil), append(m.evScopes, nil)
 	}
 	m.scans = m.scans[:0]
 	for i := range evs {
-		m.scans = append(m.scans, scanContext(evs[i].context))
-		m.ev[i] = m.scans[i].view(m.evClauses[i], m.evScopes[i])
+		e := scanContext(evs[i].context)
+		m.scans = append(m.scans, e)
+		if t := e.cachedScan(); t != nil {
+			m.ev[i], m.owned[i] = view(t, m.evClauses[i], m.evScopes[i]), false
+		} else {
+			m.own[i].scan(evs[i].context)
+			m.ev[i], m.owned[i] = m.own[i], true
+		}
 	}
 	ev := m.ev[:len(evs)]
 	m.evs = evs
@@ -119,8 +129,12 @@ func (m *meaningScanner) checkAll(claim string, evs []meaningEvidence) meaningRe
 	m.exceptions(ev, evs, aligned, &res)
 	m.names(evs, &res)
 	m.roles(evs, &res)
-	for i := range ev {
-		m.evClauses[i], m.evScopes[i] = ev[i].clauses, ev[i].scopeBuf // grown buffers, kept
+	for i := range ev { // grown buffers, kept
+		if m.owned[i] {
+			m.own[i] = ev[i]
+		} else {
+			m.evClauses[i], m.evScopes[i] = ev[i].clauses, ev[i].scopeBuf
+		}
 	}
 	return res
 }

@@ -3,6 +3,7 @@ package verify
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // The evidence side of the meaning checks is the same for every claim
@@ -15,11 +16,16 @@ import (
 // scannedContext is one evidence sentence, scanned. It is read-only once
 // in the cache: a checker reads it through view, which gives the slices
 // the checks append to a capacity of their own.
-// Each part is made on first use: a restated claim needs the words only,
-// a claim the full checks read needs the scan.
+// Each part is kept from its second use on (the first reads the
+// sentence as if there were no cache, into reused buffers): most of a
+// large store is cited once, and what is cited once should cost no more
+// than without the cache. A restated claim needs the words only, a claim
+// the full checks read needs the scan.
 type scannedContext struct {
 	s    string
 	cost int // bytes it may hold, estimated
+
+	scanUses, wordUses atomic.Int32
 
 	textOnce sync.Once
 	text     mtext
@@ -50,8 +56,20 @@ func (e *scannedContext) scan() *mtext {
 	return &e.text
 }
 
-// wordList returns the sentence's words as the shortcut splits them.
+// cachedScan returns the sentence scanned, or nil on its first use.
+func (e *scannedContext) cachedScan() *mtext {
+	if e.scanUses.Add(1) == 1 {
+		return nil
+	}
+	return e.scan()
+}
+
+// wordList returns the sentence's words as the shortcut splits them, or
+// nil on its first use.
 func (e *scannedContext) wordList() ([]sideWord, [][2]int) {
+	if e.wordUses.Add(1) == 1 {
+		return nil, nil
+	}
 	e.wordsOnce.Do(func() { e.words, e.runs = contextWords(e.s) })
 	return e.words, e.runs
 }
@@ -150,8 +168,8 @@ const bytesPerByte = 40
 // append clauses (widen, into the checker's clauses buffer), stem sets and
 // lower-cased names, which then go to arrays of their own instead of the
 // shared ones.
-func (e *scannedContext) view(clauses []mclause, scope []int) mtext {
-	t := *e.scan()
+func view(scan *mtext, clauses []mclause, scope []int) mtext {
+	t := *scan
 	t.clauses = append(clauses[:0], t.clauses...)
 	t.sets = t.sets[:len(t.sets):len(t.sets)]
 	t.lower = t.lower[:len(t.lower):len(t.lower)]
