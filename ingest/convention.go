@@ -187,7 +187,7 @@ func (cv Convention) claim(ic *ImportedChunk, txt store.Text, layout *store.Layo
 	}
 	if cv.Offsets == OffsetsPage {
 		page := c.Page
-		if !c.HasPage {
+		if !c.HasPage && ic.PageLabel != "" {
 			page = pageOfLabel(layout, ic.PageLabel)
 		}
 		if page < 1 || page > len(layout.PageStarts) {

@@ -238,3 +238,42 @@ func TestNumericLabelWithoutLabels(t *testing.T) {
 		}
 	}
 }
+
+// FuzzImportChunks: any manifest against a paged text whose pages start
+// with white space: no panic, one of the format's conventions is chosen,
+// every accepted or repaired chunk resolves to its span, and a quarantined
+// chunk claims no negative offset.
+func FuzzImportChunks(f *testing.F) {
+	f.Add(`{"page_content":"two","metadata":{"start_index":0,"page":1}}` + "\n" + `{"page_content":"x","metadata":{"start_index":-1}}`, false)
+	f.Add(`{"page_content":"three","metadata":{"start_index":9,"page":2,"page_label":"3"}}`, true)
+	f.Add(`{"text":"two","source_start":6,"source_end":9,"page_number":2}`, false)
+	f.Add(`{"id_":"n","text":"one","start_char_idx":0,"end_char_idx":3,"metadata":{"page_label":"1"}}`, true)
+	text := "one\f  two\f\n\tthree two"
+	txt := store.NewText([]byte(text))
+	layout := store.Layout{PageStarts: pageStarts(text)}
+	f.Fuzz(func(t *testing.T, in string, repair bool) {
+		chunks, format, err := ReadManifest(strings.NewReader(in), FormatAuto)
+		if err != nil {
+			return
+		}
+		got, conv := ImportChunks("v", text, txt, &layout, chunks, ImportOptions{Format: format, Repair: repair})
+		if conv.Offsets != OffsetsDocument && conv.Offsets != OffsetsPage || conv.PageBase != 0 && conv.PageBase != 1 {
+			t.Fatalf("convention %+v", conv)
+		}
+		if len(got) != len(chunks) {
+			t.Fatalf("%d records for %d chunks", len(got), len(chunks))
+		}
+		for i, c := range got {
+			if q := c.Quarantine; q != nil {
+				if q.ClaimedStart < 0 && !chunks[i].HasStart {
+					t.Fatalf("line %d: no offset claimed, recorded as %d", chunks[i].Line, q.ClaimedStart)
+				}
+				continue
+			}
+			span, err := txt.Slice(c.Start, c.End)
+			if err != nil || store.Hash(span) != c.SpanHash {
+				t.Fatalf("line %d: accepted [%d,%d) does not resolve", chunks[i].Line, c.Start, c.End)
+			}
+		}
+	})
+}
