@@ -244,7 +244,7 @@ func TestNumericLabelWithoutLabels(t *testing.T) {
 // every accepted or repaired chunk resolves to its span, and a quarantined
 // chunk claims no negative offset.
 func FuzzImportChunks(f *testing.F) {
-	f.Add(`{"page_content":"two","metadata":{"start_index":0,"page":1}}` + "\n" + `{"page_content":"x","metadata":{"start_index":-1}}`, false)
+	f.Add(`{"page_content":"two","metadata":{"start_index":0,"page":1}}`+"\n"+`{"page_content":"x","metadata":{"start_index":-1}}`, false)
 	f.Add(`{"page_content":"three","metadata":{"start_index":9,"page":2,"page_label":"3"}}`, true)
 	f.Add(`{"text":"two","source_start":6,"source_end":9,"page_number":2}`, false)
 	f.Add(`{"id_":"n","text":"one","start_char_idx":0,"end_char_idx":3,"metadata":{"page_label":"1"}}`, true)
