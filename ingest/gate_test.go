@@ -185,6 +185,9 @@ func TestDryRun(t *testing.T) {
 	if r.Status != Rejected {
 		t.Errorf("import over the gate: got %s, want rejected", r.Status)
 	}
+	if after := fileDigest(t, db.Path()); after != before {
+		t.Errorf("a dry run changed the store file")
+	}
 	// Back to the first settings after a real second version: restored.
 	second := resultFor(t, run(t, db, []string{src}, Options{Chunk: ChunkOptions{Size: 300, Overlap: 30}}), "credit-agreement-summary.txt")
 	before = fileDigest(t, db.Path())
