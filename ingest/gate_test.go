@@ -191,7 +191,7 @@ func TestDryRun(t *testing.T) {
 	// Back to the first settings after a real second version: restored.
 	second := resultFor(t, run(t, db, []string{src}, Options{Chunk: ChunkOptions{Size: 300, Overlap: 30}}), "credit-agreement-summary.txt")
 	before = fileDigest(t, db.Path())
-	r = run(t, db, []string{src}, Options{DryRun: true}).Results[0]
+	r = run(t, db, []string{src}, Options{DryRun: true, Chunk: DefaultChunkOptions}).Results[0]
 	if r.Status != Ingested || !r.Restored || r.DocumentVersion != first.DocumentVersion || r.Superseded != second.DocumentVersion {
 		t.Errorf("older settings again: got %+v, want %s restored superseding %s", r, first.DocumentVersion, second.DocumentVersion)
 	}
