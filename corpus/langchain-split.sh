@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the pinned LangChain text splitters from npm (never vendored) into
-# corpus/.npm and runs langchain-split.mjs. Usage: langchain-split.sh OUT_DIR FILE...
+# corpus/.npm and runs langchain-split.mjs.
+# Usage: langchain-split.sh [--pages split|pypdf|whole] [--page-base 0|1] [--suffix S] OUT_DIR FILE...
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [ ! -d "$here/.npm/node_modules/@langchain/textsplitters" ]; then

@@ -89,7 +89,7 @@ func BenchmarkImportValidate(b *testing.B) {
 	ex, txt, chunks := importBench(b, 1<<20)
 	b.ReportAllocs()
 	for b.Loop() {
-		ImportChunks("v", ex.Text, txt, &ex.Layout, chunks, false)
+		ImportChunks("v", ex.Text, txt, &ex.Layout, chunks, ImportOptions{})
 	}
 	b.ReportMetric(float64(len(chunks))*float64(b.N)/b.Elapsed().Seconds(), "chunks/s")
 }
@@ -109,7 +109,7 @@ func BenchmarkImportReanchor(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				out := ImportChunks("v", ex.Text, txt, &ex.Layout, chunks, true)
+				out, _ := ImportChunks("v", ex.Text, txt, &ex.Layout, chunks, ImportOptions{Repair: true})
 				if out[len(out)/2].Repair == nil {
 					b.Fatalf("chunk not repaired: %+v", out[len(out)/2].Quarantine)
 				}

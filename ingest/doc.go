@@ -9,6 +9,13 @@
 // with Markdown syntax kept; for HTML it is the visible text. A form feed in
 // plain text is a page break.
 //
+// Chunks of other pipelines (ReadManifest, ImportChunks) are validated
+// like our own, under one offset convention per manifest, detected among
+// those its format allows (Convention). Run and Rebuild hold back an
+// import whose quarantined chunks exceed QuarantineLimit (status
+// Rejected: nothing stored, the current version stays), and with DryRun
+// write nothing at all.
+//
 // Invariants:
 //   - Every offset, in Extracted and in what is stored, counts Unicode code
 //     points into the canonical text (not bytes, not UTF-16 units), half-open

@@ -22,17 +22,31 @@ const (
 // re-anchoring uses to tell candidate places apart.
 const contextLen = 64
 
+// ImportOptions say how ImportChunks reads a manifest.
+type ImportOptions struct {
+	Format  string // the manifest's shape (ReadManifest's); decides the conventions tried
+	Offsets string // OffsetsAuto ("") detects the offset origin; OffsetsDocument or OffsetsPage forces it
+	Repair  bool   // re-anchor chunks whose claims do not resolve
+}
+
 // ImportChunks validates chunks imported from another pipeline against the
 // canonical text and layout of the version about to be stored (DESIGN §4),
-// and returns their records in manifest order. A chunk whose claims resolve
-// is accepted. Otherwise, without repair, it is quarantined with the reason;
-// with repair it is re-anchored: when only its page, label or section claim
-// was wrong the layout's are taken; when its text is not at its offsets the
-// matcher looks for it (exact, whitespace, normalized, then bounded fuzzy
-// near the claimed offset, with the neighbouring chunks as context). An
-// anchor that fits several places equally well is quarantined as
-// ambiguous, never guessed. Every repair keeps the original claims.
-func ImportChunks(version string, text string, txt store.Text, layout *store.Layout, chunks []ImportedChunk, repair bool) []store.Chunk {
+// and returns their records in manifest order, and the convention under
+// which the manifest was read: of those its format allows (offsets from
+// the document or from the page, pages from 0 or 1, page text stripped),
+// the one under which most chunks validate, one for the whole manifest. A
+// chunk whose claims resolve is accepted. Otherwise, without repair, it is
+// quarantined with the reason; with repair it is re-anchored: when only
+// its page, label or section claim was wrong the layout's are taken; when
+// its text is not at its offsets the matcher looks for it (exact,
+// whitespace, normalized, then bounded fuzzy near the claimed offset, with
+// the neighbouring chunks as context). An anchor that fits several places
+// equally well is quarantined as ambiguous, never guessed. Every repair
+// keeps the original claims.
+func ImportChunks(version string, text string, txt store.Text, layout *store.Layout, chunks []ImportedChunk, opts ImportOptions) ([]store.Chunk, Convention) {
+	repair := opts.Repair
+	lead := leadingSpace(txt, layout)
+	conv := detect(candidates(opts.Format, opts.Offsets, chunks, lead), chunks, txt, layout, lead)
 	out := make([]store.Chunk, len(chunks))
 	var ix *match.Index // built on the first re-anchoring: folding the text costs a pass over it
 	for i := range chunks {
@@ -42,7 +56,7 @@ func ImportChunks(version string, text string, txt store.Text, layout *store.Lay
 			out[i] = quarantined(version, ord, ic, resolve.Claim{}, &resolve.QuarantineError{Reason: ReasonMalformed, Want: ic.Err, Got: "no chunk"})
 			continue
 		}
-		claim, q := claimOf(ic, txt, layout)
+		claim, q := conv.claim(ic, txt, layout, lead)
 		located := q == nil // the claimed offsets mean something
 		if q == nil {
 			q = resolve.Validate(txt, layout, claim)
@@ -56,7 +70,7 @@ func ImportChunks(version string, text string, txt store.Text, layout *store.Lay
 			continue
 		}
 		rep := &store.Repair{Reason: q.Reason, ClaimedStart: claim.Start, ClaimedEnd: claim.End,
-			ClaimedPage: ic.Page, ClaimedPageLabel: ic.PageLabel, ClaimedSection: ic.Section}
+			ClaimedPage: claim.Page, ClaimedPageLabel: ic.PageLabel, ClaimedSection: ic.Section}
 		switch q.Reason {
 		case resolve.ReasonPageMismatch, resolve.ReasonPageLabelMismatch, resolve.ReasonSectionMismatch:
 			if !located {
@@ -88,30 +102,7 @@ func ImportChunks(version string, text string, txt store.Text, layout *store.Lay
 			out[i] = record(txt, layout, version, ord, ic, m.Start, m.End, rep)
 		}
 	}
-	return out
-}
-
-// claimOf turns an imported chunk into a claim in absolute code points,
-// resolving page-relative offsets against the claimed page.
-func claimOf(ic *ImportedChunk, txt store.Text, layout *store.Layout) (resolve.Claim, *resolve.QuarantineError) {
-	c := resolve.Claim{Start: ic.Start, End: ic.End, Text: ic.Text, HasText: true, Page: ic.Page, HasPage: ic.HasPage, PageLabel: ic.PageLabel,
-		Section: ic.Section, HasSection: ic.HasSection}
-	if !ic.HasStart {
-		return c, &resolve.QuarantineError{Reason: resolve.ReasonOutOfRange, Want: "offsets " + strconv.Itoa(ic.Start), Got: "no usable offsets"}
-	}
-	if ic.PageRelative {
-		page := ic.Page
-		if !ic.HasPage {
-			page = pageOfLabel(layout, ic.PageLabel)
-		}
-		if page < 1 || page > len(layout.PageStarts) {
-			return c, &resolve.QuarantineError{Reason: resolve.ReasonPageMismatch,
-				Want: "page " + strconv.Itoa(ic.Page) + " label " + strconv.Quote(ic.PageLabel), Got: strconv.Itoa(len(layout.PageStarts)) + " pages"}
-		}
-		base := layout.PageStarts[page-1]
-		c.Start, c.End = ic.Start+base, ic.End+base
-	}
-	return c, nil
+	return out, conv
 }
 
 // pageOfLabel finds the one physical page with a printed label; where the
@@ -164,8 +155,10 @@ func record(txt store.Text, layout *store.Layout, version string, ord uint32, ic
 }
 
 func quarantined(version string, ord uint32, ic *ImportedChunk, claim resolve.Claim, q *resolve.QuarantineError) store.Chunk {
+	// The page stays as the convention read it (from 1); the label and
+	// section as the manifest wrote them.
 	claim.Text, claim.HasText = ic.Text, ic.HasText
-	claim.Page, claim.PageLabel, claim.Section = ic.Page, ic.PageLabel, ic.Section
+	claim.PageLabel, claim.Section = ic.PageLabel, ic.Section
 	c := quarantineRecord(version, ord, claim, q)
 	c.ExternalID = ic.ExternalID
 	return c
@@ -188,6 +181,7 @@ func quarantineRecord(version string, ord uint32, c resolve.Claim, q *resolve.Qu
 type importInput struct {
 	chunks       []ImportedChunk
 	format       string
+	offsets      string // --offsets: "" or OffsetsAuto detects
 	manifestHash store.ID
 	text         *Extracted // nil: extract the source as usual
 }
@@ -201,7 +195,7 @@ func readImport(path string, opts Options) (*importInput, error) {
 	if err != nil {
 		return nil, &ExtractError{Path: opts.Chunks, Reason: ReasonMalformed, Err: err}
 	}
-	in := &importInput{chunks: chunks, format: format, manifestHash: store.Hash(mb)}
+	in := &importInput{chunks: chunks, format: format, offsets: opts.Offsets, manifestHash: store.Hash(mb)}
 	if opts.TextFile != "" {
 		tb, err := os.ReadFile(opts.TextFile)
 		if err != nil {
@@ -241,4 +235,84 @@ func externalText(sourcePath string, b []byte) (*Extracted, error) {
 		ex.MediaType = k.mediaType
 	}
 	return ex, nil
+}
+
+// checkImportOptions refuses import settings without an import, and an
+// unknown offset origin.
+func checkImportOptions(chunks, offsets string, limit *QuarantineLimit) error {
+	if !ValidOffsets(offsets) {
+		return fmt.Errorf("%w: --offsets %q (want auto, document or page)", ErrOptions, offsets)
+	}
+	if chunks == "" && (offsets != "" && offsets != OffsetsAuto || limit != nil) {
+		return fmt.Errorf("%w: --offsets and --max-quarantined read an imported manifest: they need --chunks", ErrOptions)
+	}
+	return nil
+}
+
+// gateImport reports the convention an import was read under and holds
+// the version back when its quarantined chunks exceed the limit (nil: the
+// import default, none allowed). It reports whether it held it back.
+func (r *Result) gateImport(db Store, nv *store.NewVersion, conv Convention, limit *QuarantineLimit, text textSource, repair bool) bool {
+	r.Offsets, r.PageStripped, r.PageBase = conv.Offsets, conv.Stripped, nil
+	if conv.Paged {
+		b := conv.PageBase
+		r.PageBase = &b
+	}
+	r.QuarantineReasons = nil
+	for i := range nv.Chunks {
+		if q := nv.Chunks[i].Quarantine; q != nil {
+			if r.QuarantineReasons == nil {
+				r.QuarantineReasons = map[string]int{}
+			}
+			r.QuarantineReasons[q.Reason]++
+		}
+	}
+	var l QuarantineLimit
+	if limit != nil {
+		l = *limit
+	}
+	if !gate(r, nv, l, text, repair) {
+		return false
+	}
+	_ = db.View(func(tx *store.Tx) error {
+		if doc, err := tx.Document(nv.Version.DocumentID); err == nil && doc.Current != "" {
+			r.Error += "; the current version " + doc.Current + " stays current"
+		}
+		return nil
+	})
+	return true
+}
+
+// ImportConvention is the convention an import was read under, as the
+// report prints it ("offsets: page, pages from 0"); "" when the result is
+// not of an import read now.
+func (r *Result) ImportConvention() string {
+	if r.Offsets == "" {
+		return ""
+	}
+	cv := Convention{Offsets: r.Offsets, Stripped: r.PageStripped}
+	if r.PageBase != nil {
+		cv.Paged, cv.PageBase = true, *r.PageBase
+	}
+	return cv.String()
+}
+
+// predict fills in what writing a prepared version would do, reading the
+// store only: the status a dry run reports.
+func predict(db Store, r *Result, nv *store.NewVersion) {
+	r.Status = Ingested
+	_ = db.View(func(tx *store.Tx) error {
+		if v, err := tx.Version(nv.Version.ID); err == nil {
+			switch v.Status {
+			case store.StatusCurrent:
+				r.Status = Unchanged
+			case store.StatusSuperseded:
+				r.Restored = true
+			}
+		}
+		if doc, err := tx.Document(nv.Version.DocumentID); err == nil && doc.Current != "" && doc.Current != nv.Version.ID {
+			r.Superseded = doc.Current
+		}
+		return nil
+	})
 }

@@ -54,7 +54,7 @@ func importFixture(t *testing.T, source, manifest string, textFile string) {
 			t.Fatal(err)
 		}
 	}
-	chunks, _, err := ReadManifest(bytes.NewReader(mb), FormatAuto)
+	chunks, format, err := ReadManifest(bytes.NewReader(mb), FormatAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func importFixture(t *testing.T, source, manifest string, textFile string) {
 	}
 	txt := store.NewText([]byte(ex.Text))
 	for _, repair := range []bool{false, true} {
-		got := ImportChunks("v", ex.Text, txt, &ex.Layout, chunks, repair)
+		got, _ := ImportChunks("v", ex.Text, txt, &ex.Layout, chunks, ImportOptions{Format: format, Repair: repair})
 		for i, c := range got {
 			e := expects[i]
 			where := fmt.Sprintf("%s line %d (repair=%v)", filepath.Base(manifest), chunks[i].Line, repair)

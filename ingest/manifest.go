@@ -17,7 +17,7 @@ import (
 const (
 	FormatAuto       = "auto"       // detect from the first chunk's keys
 	FormatGeneric    = "generic"    // text, source_start, source_end, page_number, page_label, section_path, chunk_id
-	FormatLangChain  = "langchain"  // page_content, metadata.start_index, metadata.page (0-based) or metadata.page_label, id
+	FormatLangChain  = "langchain"  // page_content, metadata.start_index, metadata.page (from 0 or 1), metadata.page_label, id
 	FormatLlamaIndex = "llamaindex" // text, start_char_idx, end_char_idx, metadata.page_label, id_ / node_id
 	FormatHaystack   = "haystack"   // content, meta.split_idx_start, meta.page_number (1-based), id
 )
@@ -33,25 +33,27 @@ var ErrManifest = errors.New("ingest: bad chunk manifest")
 // malformed without being held in memory.
 const maxManifestLine = 16 << 20
 
-// ImportedChunk is one chunk of a manifest with its claims in DESIGN §2
-// units: code points, pages from 1.
+// ImportedChunk is one chunk of a manifest with its claims as the manifest
+// states them: offsets in code points, but relative to the document or to
+// a page, and pages numbered from 0 or 1, as the manifest's Convention says
+// (ImportChunks detects it per manifest).
 type ImportedChunk struct {
 	Line       int    // 1-based line of the manifest
 	ExternalID string // the chunk's id in its pipeline, if any
 	Text       string
 	HasText    bool
-	Start, End int  // half-open, code points; relative to the page start when PageRelative
-	HasStart   bool // Start was given (and not -1)
+	Start, End int  // half-open, code points; from the document or the page start, per Convention
+	HasStart   bool // Start was given and is an offset (not -1)
 	HasEnd     bool
-	Page       int // physical page from 1, when HasPage
-	HasPage    bool
-	PageLabel  string // printed page label; "" when not claimed
-	Section    []string
-	HasSection bool
-	// PageRelative says Start counts from the start of the claimed page (or
-	// of the page with the claimed label): LangChain and LlamaIndex split
-	// PDFs page by page.
-	PageRelative bool
+	// StartNotFound says the manifest gave start -1, LangChain's "the
+	// splitter did not find the chunk": a claim of no offset at all, never
+	// offset -1.
+	StartNotFound bool
+	Page          int // page number as the manifest writes it (from Convention.PageBase), when HasPage
+	HasPage       bool
+	PageLabel     string // printed page label; "" when not claimed
+	Section       []string
+	HasSection    bool
 	// Err is set for a line that could not be read; it is quarantined.
 	Err string
 }
@@ -193,10 +195,12 @@ func parseManifestLine(n int, b []byte, format *string) ImportedChunk {
 		}
 	}
 	setStart := func(p *int) {
-		if p != nil && *p >= 0 {
+		switch {
+		case p == nil:
+		case *p >= 0:
 			c.Start, c.HasStart = *p, true
-		} else if p != nil {
-			c.Start = *p // -1: the pipeline could not find the chunk itself
+		case *p == -1:
+			c.StartNotFound = true // the pipeline could not find the chunk itself
 		}
 	}
 	switch *format {
@@ -226,7 +230,6 @@ func parseManifestLine(n int, b []byte, format *string) ImportedChunk {
 		if m := l.Metadata; m != nil {
 			if m.PageLabel != nil && c.PageLabel == "" {
 				c.PageLabel = *m.PageLabel
-				c.PageRelative = c.HasStart && *format == FormatLlamaIndex
 			}
 			if m.PageNumber != nil && !c.HasPage {
 				c.Page, c.HasPage = *m.PageNumber, true
@@ -244,8 +247,7 @@ func parseManifestLine(n int, b []byte, format *string) ImportedChunk {
 		if m := l.Metadata; m != nil {
 			setStart(m.StartIndex)
 			if m.Page != nil {
-				c.Page, c.HasPage = *m.Page+1, true // LangChain's PDF loaders count pages from 0
-				c.PageRelative = c.HasStart
+				c.Page, c.HasPage = *m.Page, true // PyPDFLoader counts from 0; the convention says
 			}
 			if m.PageLabel != nil {
 				c.PageLabel = *m.PageLabel

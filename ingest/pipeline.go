@@ -49,6 +49,15 @@ type Options struct {
 	// Repair re-anchors imported chunks whose claims do not resolve, and
 	// records each repair; without it they are quarantined.
 	Repair bool
+	// Offsets forces the origin of the manifest's offsets (OffsetsDocument,
+	// OffsetsPage); empty or OffsetsAuto detects it.
+	Offsets string
+	// MaxQuarantined is the import gate: an import with more quarantined
+	// chunks is not stored and the current version stays. nil allows none.
+	MaxQuarantined *QuarantineLimit
+	// DryRun prepares and reports everything but writes nothing to the
+	// store, not even failure records.
+	DryRun bool
 	// PDF bounds the extraction of each PDF (its worker process).
 	PDF PDFLimits
 	// Progress, when set, is called from the writer goroutine after each file.
@@ -72,6 +81,7 @@ const (
 	Ingested  = "ingested"
 	Unchanged = "unchanged"
 	Failed    = "failed"
+	Rejected  = "rejected" // an import over --max-quarantined: not stored, the current version stays
 )
 
 // Result is the outcome for one source file.
@@ -79,7 +89,7 @@ type Result struct {
 	Path            string `json:"path"`
 	DocumentID      string `json:"document_id"`
 	DocumentVersion string `json:"document_version,omitempty"`
-	Status          string `json:"status"` // ingested, unchanged or failed
+	Status          string `json:"status"` // ingested, unchanged, rejected or failed
 	Restored        bool   `json:"restored,omitempty"`
 	Superseded      string `json:"superseded,omitempty"` // the version this one replaced as current
 	MediaType       string `json:"media_type,omitempty"`
@@ -91,13 +101,25 @@ type Result struct {
 	SourceBytes     int64  `json:"source_bytes"`
 	Reason          string `json:"reason,omitempty"` // failure reason code
 	Error           string `json:"error,omitempty"`
+
+	// Offsets is the origin an imported manifest's offsets were read from
+	// (document or page); PageBase the number it gives the first page,
+	// when it claims pages; PageStripped that page-relative offsets count
+	// from the page's first non-space character (PyPDFLoader).
+	Offsets           string         `json:"offsets,omitempty"`
+	PageBase          *int           `json:"page_base,omitempty"`
+	PageStripped      bool           `json:"page_stripped,omitempty"`
+	QuarantineReasons map[string]int `json:"quarantine_reasons,omitempty"` // imports: quarantined chunks by reason
+	Hint              string         `json:"hint,omitempty"`               // rejected imports: the likely cause and what to try
 }
 
 // Summary totals a batch.
 type Summary struct {
 	Results     []*Result `json:"files"`
+	DryRun      bool      `json:"dry_run,omitempty"` // nothing was written; statuses say what would have been
 	Ingested    int       `json:"ingested"`
 	Unchanged   int       `json:"unchanged"`
+	Rejected    int       `json:"rejected"`
 	Failed      int       `json:"failed"`
 	Chunks      int       `json:"chunks"`
 	Quarantined int       `json:"quarantined"`
@@ -114,6 +136,10 @@ func (sum *Summary) total() {
 			sum.Unchanged++
 		case Failed:
 			sum.Failed++
+		case Rejected:
+			sum.Rejected++
+			sum.SourceBytes += r.SourceBytes
+			continue // nothing of it stored
 		}
 		sum.Chunks += r.Chunks
 		sum.Quarantined += r.Quarantined
@@ -148,7 +174,11 @@ func (rc recipe) fingerprint() string {
 	if rc.imp == nil {
 		return fp + ChunkerVersion + ":size=" + strconv.Itoa(rc.chunk.Size) + ",overlap=" + strconv.Itoa(rc.chunk.Overlap)
 	}
-	fp += "import:" + rc.imp.format + ":" + rc.imp.manifestHash.String()[:32]
+	// import/2: offset conventions detected per manifest.
+	fp += "import/2:" + rc.imp.format + ":" + rc.imp.manifestHash.String()[:32]
+	if rc.imp.offsets == OffsetsDocument || rc.imp.offsets == OffsetsPage {
+		fp += ";offsets=" + rc.imp.offsets
+	}
 	if rc.repair {
 		fp += ";repair/1"
 	}
@@ -156,12 +186,16 @@ func (rc recipe) fingerprint() string {
 }
 
 // newVersion cuts or imports the chunks of an extracted text and builds
-// the version to write; the caller sets the source fields.
-func (rc recipe) newVersion(documentID, versionID string, ex *Extracted, acl []string) *store.NewVersion {
+// the version to write; the caller sets the source fields. For an import
+// it also returns the convention the manifest was read under.
+func (rc recipe) newVersion(documentID, versionID string, ex *Extracted, acl []string) (*store.NewVersion, *Convention) {
 	txt := store.NewText([]byte(ex.Text))
 	var chunks []store.Chunk
+	var conv *Convention
 	if rc.imp != nil {
-		chunks = ImportChunks(versionID, ex.Text, txt, &ex.Layout, rc.imp.chunks, rc.repair)
+		var cv Convention
+		chunks, cv = ImportChunks(versionID, ex.Text, txt, &ex.Layout, rc.imp.chunks, ImportOptions{Format: rc.imp.format, Offsets: rc.imp.offsets, Repair: rc.repair})
+		conv = &cv
 	} else {
 		spans := Chunk(ex.Text, &ex.Layout, rc.chunk)
 		chunks = BuildChunks(versionID, txt, &ex.Layout, OwnClaims(txt, &ex.Layout, spans))
@@ -182,7 +216,7 @@ func (rc recipe) newVersion(documentID, versionID string, ex *Extracted, acl []s
 		Layout: ex.Layout,
 		Chunks: chunks,
 		ACL:    acl,
-	}
+	}, conv
 }
 
 // count fills a result's chunk counts from a version about to be written.
@@ -237,12 +271,15 @@ func Run(ctx context.Context, db Store, paths []string, opts Options) (*Summary,
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultMaxBytes
 	}
+	if err := checkImportOptions(opts.Chunks, opts.Offsets, opts.MaxQuarantined); err != nil {
+		return nil, err
+	}
 	sources, failed, err := collect(paths, opts)
 	if err != nil {
 		return nil, err
 	}
 	total := len(sources) + len(failed)
-	sum := &Summary{}
+	sum := &Summary{DryRun: opts.DryRun}
 	done := 0
 	report := func(r *Result) {
 		sum.Results = append(sum.Results, r)
@@ -252,7 +289,9 @@ func Run(ctx context.Context, db Store, paths []string, opts Options) (*Summary,
 		}
 	}
 	for _, r := range failed {
-		recordFailure(db, r)
+		if !opts.DryRun {
+			recordFailure(db, r)
+		}
 		report(r)
 	}
 
@@ -280,7 +319,7 @@ func Run(ctx context.Context, db Store, paths []string, opts Options) (*Summary,
 	}()
 	go func() { wg.Wait(); close(prepared) }()
 
-	write(db, prepared, report)
+	write(db, prepared, report, opts.DryRun)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -423,12 +462,19 @@ func prepare(db Store, s source, opts Options) *prepared {
 	} else if ex, err = ExtractWith(s.path, src, opts.PDF); err != nil {
 		return fail(err)
 	}
-	nv := rc.newVersion(s.id, versionID, ex, opts.ACL)
+	nv, conv := rc.newVersion(s.id, versionID, ex, opts.ACL)
 	nv.Version.SourceHash = sourceHash
 	nv.Version.SourceURL = s.url
 	nv.Version.SourcePath = s.path
 	nv.Version.SourceBytes = int64(len(src))
 	r.count(nv)
+	text := textExtracted
+	if rc.imp != nil && rc.imp.text != nil {
+		text = textGiven
+	}
+	if conv != nil && r.gateImport(db, nv, *conv, opts.MaxQuarantined, text, opts.Repair) {
+		return p // held back: the current version stays
+	}
 	p.version = nv
 	return p
 }
@@ -511,9 +557,16 @@ func clip(s string, n int) string {
 // transaction for what is ready, up to a size bound) and falls back to one
 // transaction per version when a group fails, so one bad version cannot
 // take the others down.
-func write(db Store, in <-chan *prepared, report func(*Result)) {
+func write(db Store, in <-chan *prepared, report func(*Result), dryRun bool) {
 	const maxGroup, maxGroupBytes = 32, 64 << 20
 	for p := range in {
+		if dryRun {
+			if p.version != nil {
+				predict(db, p.result, p.version)
+			}
+			report(p.result)
+			continue
+		}
 		group := []*prepared{p}
 		size := groupBytes(p)
 	fill:
@@ -555,7 +608,7 @@ func commit(db Store, group []*prepared, report func(*Result)) {
 		}
 	}
 	for _, p := range group {
-		if p.result.Status == Failed {
+		if p.result.Status == Failed || p.result.Status == Rejected {
 			recordFailure(db, p.result)
 		}
 		report(p.result)

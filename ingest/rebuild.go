@@ -17,6 +17,11 @@ type RebuildOptions struct {
 	Chunks       string
 	ChunksFormat string
 	Repair       bool
+	// Offsets and MaxQuarantined read and gate the manifest as for ingest
+	// --chunks; DryRun reports what would be stored and writes nothing.
+	Offsets        string
+	MaxQuarantined *QuarantineLimit
+	DryRun         bool
 }
 
 // Rebuild makes new versions of documents (all current ones when ids is
@@ -34,6 +39,9 @@ func Rebuild(ctx context.Context, db Store, ids []string, opts RebuildOptions) (
 	}
 	if opts.Chunk.Overlap < 0 || opts.Chunk.Overlap >= opts.Chunk.Size {
 		return nil, fmt.Errorf("%w: overlap %d must be at least 0 and less than the chunk size %d", ErrOptions, opts.Chunk.Overlap, opts.Chunk.Size)
+	}
+	if err := checkImportOptions(opts.Chunks, opts.Offsets, opts.MaxQuarantined); err != nil {
+		return nil, err
 	}
 	if opts.Chunks != "" && len(ids) != 1 {
 		return nil, fmt.Errorf("%w: --chunks rebuilds one document, but %d were named", ErrOptions, len(ids))
@@ -54,11 +62,11 @@ func Rebuild(ctx context.Context, db Store, ids []string, opts RebuildOptions) (
 	var imp *importInput
 	if opts.Chunks != "" {
 		var err error
-		if imp, err = readImport("", Options{Chunks: opts.Chunks, ChunksFormat: opts.ChunksFormat}); err != nil {
+		if imp, err = readImport("", Options{Chunks: opts.Chunks, ChunksFormat: opts.ChunksFormat, Offsets: opts.Offsets}); err != nil {
 			return nil, err
 		}
 	}
-	sum := &Summary{}
+	sum := &Summary{DryRun: opts.DryRun}
 	for _, id := range ids {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -67,7 +75,7 @@ func Rebuild(ctx context.Context, db Store, ids []string, opts RebuildOptions) (
 		if imp != nil {
 			r.ChunksFormat = imp.format
 		}
-		nv, err := rebuildOne(db, id, opts, imp)
+		nv, conv, err := rebuildOne(db, id, opts, imp)
 		switch {
 		case err != nil:
 			r.Status, r.Reason, r.Error = Failed, ReasonStore, err.Error()
@@ -75,6 +83,13 @@ func Rebuild(ctx context.Context, db Store, ids []string, opts RebuildOptions) (
 			r.Status = Unchanged
 		default:
 			r.count(nv)
+			if conv != nil && r.gateImport(db, nv, *conv, opts.MaxQuarantined, textStored, opts.Repair) {
+				break // held back: the current version stays
+			}
+			if opts.DryRun {
+				predict(db, r, nv)
+				break
+			}
 			if err := put(db, []*store.NewVersion{nv}, []*Result{r}); err != nil {
 				r.Error = err.Error()
 			}
@@ -87,7 +102,7 @@ func Rebuild(ctx context.Context, db Store, ids []string, opts RebuildOptions) (
 
 // rebuildOne reads a document's current version and builds its
 // replacement; nil when the settings give the current version again.
-func rebuildOne(db Store, id string, opts RebuildOptions, imp *importInput) (*store.NewVersion, error) {
+func rebuildOne(db Store, id string, opts RebuildOptions, imp *importInput) (*store.NewVersion, *Convention, error) {
 	var (
 		old *store.Version
 		ex  *Extracted
@@ -119,19 +134,19 @@ func rebuildOne(db Store, id string, opts RebuildOptions, imp *importInput) (*st
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rc := recipe{extractor: old.Extractor, chunk: opts.Chunk, imp: imp, repair: opts.Repair}
 	versionID := store.VersionID(id, old.SourceHash, rc.fingerprint())
 	if versionID == old.ID {
-		return nil, nil
+		return nil, nil, nil
 	}
-	nv := rc.newVersion(id, versionID, ex, nil)
+	nv, conv := rc.newVersion(id, versionID, ex, nil)
 	nv.Version.SourceHash = old.SourceHash
 	nv.Version.SourceURL = old.SourceURL
 	nv.Version.SourcePath = old.SourcePath
 	nv.Version.SourceBytes = old.SourceBytes
-	return nv, nil
+	return nv, conv, nil
 }
 
 func cloneLayout(l *store.Layout) store.Layout {

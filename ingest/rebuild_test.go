@@ -46,7 +46,7 @@ func TestRebuild(t *testing.T) {
 	}
 	// With a manifest.
 	sum, err = Rebuild(context.Background(), db, []string{"credit-agreement-summary.txt"},
-		RebuildOptions{Chunks: filepath.Join("testdata", "import", "drift-langchain.jsonl"), Repair: true})
+		RebuildOptions{Chunks: filepath.Join("testdata", "import", "drift-langchain.jsonl"), Repair: true, MaxQuarantined: &QuarantineLimit{Count: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

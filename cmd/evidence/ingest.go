@@ -13,12 +13,14 @@ import (
 	"golang.org/x/term"
 
 	"github.com/evidence-rag/evidence/ingest"
+	"github.com/evidence-rag/evidence/store"
 )
 
 func newIngestCommand(o *options) *cobra.Command {
 	var (
-		opts ingest.Options
-		acl  string
+		opts    ingest.Options
+		acl     string
+		maxQuar string
 	)
 	cmd := &cobra.Command{
 		Use:   "ingest PATH... | ingest SOURCE --chunks MANIFEST [--text TEXT] [--repair]",
@@ -33,17 +35,26 @@ and the batch goes on; the exit code is then 3.
 
 With --chunks, the chunks of another pipeline (LangChain, LlamaIndex, Haystack or the generic form;
 see docs/chunk-import.md) are validated against the canonical text instead of cutting our own: each is
-accepted, quarantined with a reason, or with --repair re-anchored with the repair recorded.`,
+accepted, quarantined with a reason, or with --repair re-anchored with the repair recorded. The
+manifest's offset convention (from the document or from each page, pages from 0 or 1) is detected and
+reported; --offsets forces it. An import with more quarantined chunks than --max-quarantined (default 0)
+is not stored, the document's current version stays current, and the exit code is 3.
+
+With --dry-run, everything is read, extracted and validated, and what would be stored is reported, but
+nothing is written to the store.`,
 		Args: argsBetween(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("acl") {
 				opts.ACL = splitList(acl)
 			}
-			db, err := o.openStore(false)
+			if err := importFlags(cmd, maxQuar, &opts.MaxQuarantined); err != nil {
+				return err
+			}
+			db, closeDB, err := openForBatch(o, opts.DryRun)
 			if err != nil {
 				return err
 			}
-			defer db.Close()
+			defer closeDB()
 			start := time.Now()
 			if f, ok := o.stderr.(*os.File); ok && !o.json && term.IsTerminal(int(f.Fd())) {
 				opts.Progress = progressBar(o)
@@ -68,7 +79,53 @@ accepted, quarantined with a reason, or with --repair re-anchored with the repai
 	f.StringVar(&opts.ChunksFormat, "chunks-format", ingest.FormatAuto, "manifest shape: auto, generic, langchain, llamaindex, haystack")
 	f.StringVar(&opts.TextFile, "text", "", "canonical text the other pipeline used (pages separated by form feeds), instead of extracting SOURCE")
 	f.BoolVar(&opts.Repair, "repair", false, "re-anchor imported chunks whose coordinates do not resolve, recording each repair")
+	f.StringVar(&opts.Offsets, "offsets", ingest.OffsetsAuto, "origin of the manifest's offsets: auto (detect), document, or page")
+	f.StringVar(&maxQuar, "max-quarantined", "0", "most quarantined imported chunks for the import to be stored: a count (3), a percentage (5%) or a share (0.05)")
+	f.BoolVar(&opts.DryRun, "dry-run", false, "report what would be stored without writing anything to the store")
 	return cmd
+}
+
+// importFlags reads --max-quarantined when given.
+func importFlags(cmd *cobra.Command, maxQuar string, limit **ingest.QuarantineLimit) error {
+	if !cmd.Flags().Changed("max-quarantined") {
+		return nil
+	}
+	l, err := ingest.ParseQuarantineLimit(maxQuar)
+	if err != nil {
+		return usageError{err}
+	}
+	*limit = &l
+	return nil
+}
+
+// openForBatch opens the store for an ingest or rebuild. A dry run opens
+// it read-only, so that nothing can be written; with no store yet it runs
+// against an empty one in a temporary directory, removed afterwards.
+func openForBatch(o *options, dryRun bool) (*store.DB, func(), error) {
+	if !dryRun {
+		db, err := o.openStore(false)
+		if err != nil {
+			return nil, nil, err
+		}
+		return db, func() { db.Close() }, nil
+	}
+	if _, err := os.Stat(o.db); err == nil {
+		db, err := store.Open(o.db, &store.Options{ReadOnly: true})
+		if err != nil {
+			return nil, nil, err
+		}
+		return db, func() { db.Close() }, nil
+	}
+	dir, err := os.MkdirTemp("", "evidence-dry-run-")
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := store.Open(filepath.Join(dir, "empty.db"), nil)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return db, func() { db.Close(); os.RemoveAll(dir) }, nil
 }
 
 func splitList(s string) []string {
@@ -98,6 +155,9 @@ func finishBatch(o *options, sum *ingest.Summary, err error, start time.Time, no
 	} else {
 		printSummary(o, sum, time.Since(start))
 	}
+	if sum.Rejected > 0 {
+		return &exitStatus{code: exitPartial, msg: fmt.Sprintf("%d of %d %s rejected by the import gate (--max-quarantined), %d failed", sum.Rejected, len(sum.Results), noun, sum.Failed)}
+	}
 	if sum.Failed > 0 {
 		return &exitStatus{code: exitPartial, msg: fmt.Sprintf("%d of %d %s failed", sum.Failed, len(sum.Results), noun)}
 	}
@@ -105,25 +165,47 @@ func finishBatch(o *options, sum *ingest.Summary, err error, start time.Time, no
 }
 
 func printSummary(o *options, sum *ingest.Summary, took time.Duration) {
+	would := ""
+	if sum.DryRun {
+		would = "would be "
+	}
 	for _, r := range sum.Results {
 		switch r.Status {
 		case ingest.Failed:
 			fmt.Fprintf(o.stderr, "failed     %s: %s\n", r.Path, r.Error)
+		case ingest.Rejected:
+			fmt.Fprintf(o.stderr, "%s%-10s %s: %s\n", would, "rejected", r.Path, r.Error)
+			fmt.Fprintf(o.stderr, "           hint: %s\n", r.Hint)
+			o.printf("%s%-10s %s  %s  %d chunks, %d quarantined, %d pages; imported %s chunks, %d repaired; %s\n", would, r.Status, r.DocumentID,
+				r.DocumentVersion, r.Chunks, r.Quarantined, r.Pages, r.ChunksFormat, r.Repaired, r.ImportConvention())
 		default:
-			status := r.Status
+			status, would := r.Status, would
 			if r.Restored {
 				status = "restored"
 			}
-			o.printf("%-10s %s  %s  %d chunks, %d quarantined, %d pages", status, r.DocumentID, r.DocumentVersion, r.Chunks, r.Quarantined, r.Pages)
+			if status == ingest.Unchanged {
+				would = ""
+			}
+			o.printf("%s%-10s %s  %s  %d chunks, %d quarantined, %d pages", would, status, r.DocumentID, r.DocumentVersion, r.Chunks, r.Quarantined, r.Pages)
 			if r.ChunksFormat != "" {
 				o.printf("; imported %s chunks, %d repaired", r.ChunksFormat, r.Repaired)
+				if r.Offsets != "" {
+					o.printf("; %s", r.ImportConvention())
+				}
 			}
 			o.printf("\n")
 		}
 	}
 	mb := float64(sum.SourceBytes) / 1e6
-	o.printf("%d files: %d ingested, %d unchanged, %d failed; %d chunks, %d quarantined; %.1f MB in %s\n",
-		len(sum.Results), sum.Ingested, sum.Unchanged, sum.Failed, sum.Chunks, sum.Quarantined, mb, took.Round(time.Millisecond))
+	rejected := ""
+	if sum.Rejected > 0 {
+		rejected = fmt.Sprintf("%d rejected, ", sum.Rejected)
+	}
+	o.printf("%d files: %d ingested, %d unchanged, %s%d failed; %d chunks, %d quarantined; %.1f MB in %s\n",
+		len(sum.Results), sum.Ingested, sum.Unchanged, rejected, sum.Failed, sum.Chunks, sum.Quarantined, mb, took.Round(time.Millisecond))
+	if sum.DryRun {
+		o.printf("dry run: nothing written to %s\n", o.db)
+	}
 }
 
 // progressBar draws one status line on a terminal, redrawn at most every 100 ms.

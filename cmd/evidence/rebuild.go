@@ -10,20 +10,27 @@ import (
 )
 
 func newRebuildCommand(o *options) *cobra.Command {
-	var opts ingest.RebuildOptions
+	var (
+		opts    ingest.RebuildOptions
+		maxQuar string
+	)
 	cmd := &cobra.Command{
 		Use:   "rebuild [DOC_ID...]",
 		Short: "Make new versions from stored canonical text with new chunk settings or a new import manifest",
 		Long: `rebuild re-chunks the current version of each document (all documents when none is named) from
 its stored canonical text, never re-extracting the source, and makes the result the current version. The
 earlier versions stay resolvable as superseded, so chunk ids that answers already cite keep resolving.
-With --chunks, one document gets the chunks of a new import manifest (validated as by ingest --chunks).`,
+With --chunks, one document gets the chunks of a new import manifest (validated, read and gated as by
+ingest --chunks: --offsets, --max-quarantined). With --dry-run, nothing is written.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := o.openStore(false)
+			if err := importFlags(cmd, maxQuar, &opts.MaxQuarantined); err != nil {
+				return err
+			}
+			db, closeDB, err := openForBatch(o, opts.DryRun)
 			if err != nil {
 				return err
 			}
-			defer db.Close()
+			defer closeDB()
 			start := time.Now()
 			sum, err := ingest.Rebuild(context.Background(), db, args, opts)
 			return finishBatch(o, sum, err, start, "documents")
@@ -35,5 +42,8 @@ With --chunks, one document gets the chunks of a new import manifest (validated 
 	f.StringVar(&opts.Chunks, "chunks", "", "new chunk manifest for the one document named")
 	f.StringVar(&opts.ChunksFormat, "chunks-format", ingest.FormatAuto, "manifest shape: auto, generic, langchain, llamaindex, haystack")
 	f.BoolVar(&opts.Repair, "repair", false, "re-anchor imported chunks whose coordinates do not resolve")
+	f.StringVar(&opts.Offsets, "offsets", ingest.OffsetsAuto, "origin of the manifest's offsets: auto (detect), document, or page")
+	f.StringVar(&maxQuar, "max-quarantined", "0", "most quarantined imported chunks for the rebuild to be stored: a count (3), a percentage (5%) or a share (0.05)")
+	f.BoolVar(&opts.DryRun, "dry-run", false, "report what would be stored without writing anything to the store")
 	return cmd
 }
