@@ -35,6 +35,11 @@ type Resolution struct {
 	DocumentVersion string            `json:"document_version,omitempty"`
 	VersionStatus   store.Status      `json:"version_status,omitempty"`
 	CurrentVersion  string            `json:"current_version,omitempty"` // the document's current version, when it differs
+	// TextUnchanged is set on a superseded version whose canonical text is
+	// byte-identical to the current version's (equal text hashes): a
+	// rebuild, new chunk settings or a new manifest, not an edit, so its
+	// spans are the current text at the same offsets.
+	TextUnchanged bool `json:"text_unchanged,omitempty"`
 	MediaType       string            `json:"media_type,omitempty"`
 	SourceURL       string            `json:"source_url,omitempty"`
 	TextHash        *store.ID         `json:"text_hash,omitempty"` // of the whole canonical text of the version
@@ -159,6 +164,13 @@ func loadVersion(tx *store.Tx, r *Resolution, versionID, principal string) (*sto
 		r.fillVersion(v, current)
 		r.Status = StatusDeleted
 		return nil, "", false, nil
+	}
+	if v.Status == store.StatusSuperseded && current != "" {
+		cur, err := tx.Version(current)
+		if err != nil {
+			return nil, "", false, err
+		}
+		r.TextUnchanged = cur.Status == store.StatusCurrent && cur.TextHash == v.TextHash
 	}
 	return v, current, true, nil
 }
