@@ -55,7 +55,7 @@ func assignIDs(db Store, sources []source, base string) ([]source, []*Result, er
 			}
 			if !inside {
 				failed = append(failed, &Result{Path: s.path, Status: Failed, Reason: ReasonOutsideBase,
-					Error: fmt.Sprintf("%s: %v %s: ids are paths relative to the base; give a base that holds it, or the file's id", s.path, ErrOutsideBase, root)})
+					Error: fmt.Sprintf("%v %s: ids are paths relative to the base; give a base that holds it, or the file's id", ErrOutsideBase, root)})
 				continue
 			}
 			s.id = id
