@@ -241,8 +241,10 @@ func fuzzDecoder[T any](f *testing.F, samples map[string]*T, encode func(*T) []b
 	})
 }
 
-func FuzzDecodeChunk(f *testing.F)    { fuzzDecoder(f, testChunks(), encodeChunk, decodeChunk) }
-func FuzzDecodeDocument(f *testing.F) { fuzzDecoder(f, testDocuments(), encodeDocument, decodeDocument) }
+func FuzzDecodeChunk(f *testing.F) { fuzzDecoder(f, testChunks(), encodeChunk, decodeChunk) }
+func FuzzDecodeDocument(f *testing.F) {
+	fuzzDecoder(f, testDocuments(), encodeDocument, decodeDocument)
+}
 func FuzzDecodeLayout(f *testing.F) { fuzzDecoder(f, testLayouts(), encodeLayout, decodeLayout) }
 
 // TestDecodeLegacyZeroTime: records written before the zero time was

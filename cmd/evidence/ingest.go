@@ -26,7 +26,7 @@ func newIngestCommand(o *options) *cobra.Command {
 		Long: `Ingest extracts canonical text from each file, chunks it, validates every chunk against the
 stored text and writes each document version in one transaction. Directories are walked recursively
 (hidden entries skipped); a document's id is its path relative to --base (the current directory by
-default), whatever argument named the file, so one file gets one id (docs/ingest.md).
+default), whatever argument named the file, so one file gets one id (docs/versions.md).
 
 Same bytes again: nothing is written (status unchanged); without --chunk-size, --overlap or --chunks a
 document is cut as its current version was, so a plain re-ingest never undoes a rebuild. --url and --acl
