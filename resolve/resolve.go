@@ -28,30 +28,30 @@ type Viewer interface {
 // Resolution is a chunk or range resolved to its exact stored span. For
 // forbidden and not_found only the request fields and Status are set.
 type Resolution struct {
-	ChunkID         string       `json:"chunk_id,omitempty"`
-	Status          Status       `json:"status"`
-	Reason          string       `json:"reason,omitempty"` // quarantine reason code, or why not found
-	DocumentID      string       `json:"document_id,omitempty"`
-	DocumentVersion string       `json:"document_version,omitempty"`
-	VersionStatus   store.Status `json:"version_status,omitempty"`
-	CurrentVersion  string       `json:"current_version,omitempty"` // the document's current version, when it differs
+	ChunkID         string            `json:"chunk_id,omitempty"`
+	Status          Status            `json:"status"`
+	Reason          string            `json:"reason,omitempty"` // quarantine reason code, or why not found
+	DocumentID      string            `json:"document_id,omitempty"`
+	DocumentVersion string            `json:"document_version,omitempty"`
+	VersionStatus   store.Status      `json:"version_status,omitempty"`
+	CurrentVersion  string            `json:"current_version,omitempty"` // the document's current version, when it differs
+	MediaType       string            `json:"media_type,omitempty"`
+	SourceURL       string            `json:"source_url,omitempty"`
+	TextHash        *store.ID         `json:"text_hash,omitempty"` // of the whole canonical text of the version
+	Start           int               `json:"source_start"`        // half-open, code points into the canonical text
+	End             int               `json:"source_end"`
+	Page            int               `json:"page_number,omitempty"` // page containing Start, starting at 1
+	PageEnd         int               `json:"page_end,omitempty"`
+	PageLabel       string            `json:"page_label,omitempty"`
+	SectionPath     []string          `json:"section_path,omitempty"`
+	LowConfidence   string            `json:"low_confidence,omitempty"` // why the page's text is not trusted, if so
+	Text            string            `json:"text,omitempty"`           // canonical_text[source_start:source_end]
+	Quarantine      *store.Quarantine `json:"quarantine,omitempty"`
 	// TextUnchanged is set on a superseded version whose canonical text is
 	// byte-identical to the current version's (equal text hashes): a
 	// rebuild, new chunk settings or a new manifest, not an edit, so its
 	// spans are the current text at the same offsets.
-	TextUnchanged bool              `json:"text_unchanged,omitempty"`
-	MediaType     string            `json:"media_type,omitempty"`
-	SourceURL     string            `json:"source_url,omitempty"`
-	TextHash      *store.ID         `json:"text_hash,omitempty"` // of the whole canonical text of the version
-	Start         int               `json:"source_start"`        // half-open, code points into the canonical text
-	End           int               `json:"source_end"`
-	Page          int               `json:"page_number,omitempty"` // page containing Start, starting at 1
-	PageEnd       int               `json:"page_end,omitempty"`
-	PageLabel     string            `json:"page_label,omitempty"`
-	SectionPath   []string          `json:"section_path,omitempty"`
-	LowConfidence string            `json:"low_confidence,omitempty"` // why the page's text is not trusted, if so
-	Text          string            `json:"text,omitempty"`           // canonical_text[source_start:source_end]
-	Quarantine    *store.Quarantine `json:"quarantine,omitempty"`
+	TextUnchanged bool `json:"text_unchanged,omitempty"`
 
 	version *store.Version // the header read, for callers in the same transaction
 }

@@ -146,24 +146,19 @@ type EvidenceReport struct {
 	// Elided is set when the quote left words out ("…") and matched part by
 	// part, in order: Match is its weakest part's level and the span runs
 	// from its first part to its last.
-	Elided          bool   `json:"elided,omitempty"`
-	DocumentID      string `json:"document_id,omitempty"`
-	DocumentVersion string `json:"document_version,omitempty"`
-	VersionStatus   string `json:"version_status,omitempty"`
-	// CurrentVersion names the document's current version when the cited
-	// one is superseded; TextUnchanged says the cited version's canonical
-	// text is the current version's, so its span is the current text.
-	CurrentVersion string   `json:"current_version,omitempty"`
-	TextUnchanged  bool     `json:"text_unchanged,omitempty"`
-	PageNumber     int      `json:"page_number,omitempty"`
-	PageEnd        int      `json:"page_end,omitempty"`
-	PageLabel      string   `json:"page_label,omitempty"`
-	SectionPath    []string `json:"section_path,omitempty"`
-	SourceStart    int      `json:"source_start"` // the evidence span, half-open code points into the canonical text
-	SourceEnd      int      `json:"source_end"`
-	Text           string   `json:"text,omitempty"` // the evidence span, for accepted evidence
-	MissingFigures []Figure `json:"missing_figures"`
-	Reasons        []string `json:"reasons"`
+	Elided          bool     `json:"elided,omitempty"`
+	DocumentID      string   `json:"document_id,omitempty"`
+	DocumentVersion string   `json:"document_version,omitempty"`
+	VersionStatus   string   `json:"version_status,omitempty"`
+	PageNumber      int      `json:"page_number,omitempty"`
+	PageEnd         int      `json:"page_end,omitempty"`
+	PageLabel       string   `json:"page_label,omitempty"`
+	SectionPath     []string `json:"section_path,omitempty"`
+	SourceStart     int      `json:"source_start"` // the evidence span, half-open code points into the canonical text
+	SourceEnd       int      `json:"source_end"`
+	Text            string   `json:"text,omitempty"` // the evidence span, for accepted evidence
+	MissingFigures  []Figure `json:"missing_figures"`
+	Reasons         []string `json:"reasons"`
 	// Checks names the checks that ran on this citation and passed.
 	Checks []string `json:"checks"`
 	// Findings name the words of a loose quote and of its span that
@@ -172,6 +167,11 @@ type EvidenceReport struct {
 	// FoundIn names where a quote that is not in the cited chunk really is
 	// in the same version (the "right fact, wrong page" failure).
 	FoundIn *Location `json:"found_in,omitempty"`
+	// CurrentVersion names the document's current version when the cited
+	// one is superseded; TextUnchanged says the cited version's canonical
+	// text is the current version's, so its span is the current text.
+	CurrentVersion string `json:"current_version,omitempty"`
+	TextUnchanged  bool   `json:"text_unchanged,omitempty"`
 }
 
 // Source is a citation-safe projection of one retrieved document version:
@@ -183,11 +183,7 @@ type Source struct {
 	DocumentID      string `json:"document_id"`
 	DocumentVersion string `json:"document_version"`
 	VersionStatus   string `json:"version_status"`
-	// CurrentVersion and TextUnchanged as in EvidenceReport, for a
-	// superseded version.
-	CurrentVersion string `json:"current_version,omitempty"`
-	TextUnchanged  bool   `json:"text_unchanged,omitempty"`
-	Title          string `json:"title"` // first heading, else the source's file name, else the document id
+	Title           string `json:"title"` // first heading, else the source's file name, else the document id
 	// URL is the deep link of the version's first retrieved chunk (see
 	// resolve.Links), empty when no openable source_url was recorded;
 	// LinkKind says what its fragment addresses.
@@ -202,6 +198,10 @@ type Source struct {
 	// (a date as its ISO calendar date), each once.
 	EffectiveDates []string `json:"effective_dates,omitempty"`
 	ChunkIDs       []string `json:"chunk_ids"` // the retrieved ids of this version, in retrieved order
+	// CurrentVersion and TextUnchanged as in EvidenceReport, for a
+	// superseded version.
+	CurrentVersion string `json:"current_version,omitempty"`
+	TextUnchanged  bool   `json:"text_unchanged,omitempty"`
 }
 
 // Location is a place in a version: a chunk and its page.
