@@ -60,7 +60,7 @@ accepted, quarantined with a reason, or with --repair re-anchored with the repai
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.ID, "id", "", "document id (only with a single file; default: path relative to the ingest root)")
+	f.StringVar(&opts.ID, "id", "", "document id (only with a single file; default: its path relative to --base)")
 	f.StringVar(&opts.URL, "url", "", "source URL of the file, or base URL for a directory (default: file:// URL of the path)")
 	f.StringVar(&acl, "acl", "", "comma-separated principals allowed to read (default: keep the stored list; empty list: everyone)")
 	f.IntVar(&opts.Chunk.Size, "chunk-size", ingest.DefaultChunkOptions.Size, "target chunk size in code points (unset: the document's current settings, else this default)")
