@@ -47,7 +47,7 @@ demo: build
 	$(BIN) --db $(DEMO_DB) ingest corpus/sample
 	$(BIN) --db $(DEMO_DB) docs
 	@echo; echo "== resolve the first chunk of the expense policy"
-	$(BIN) --db $(DEMO_DB) resolve $$($(BIN) --db $(DEMO_DB) chunks expense-policy.md | head -1 | sed 's/.*"chunk_id":"\([^"]*\)".*/\1/')
+	$(BIN) --db $(DEMO_DB) resolve $$($(BIN) --db $(DEMO_DB) chunks corpus/sample/expense-policy.md | head -1 | sed 's/.*"chunk_id":"\([^"]*\)".*/\1/')
 	@echo; $(BIN) --db $(DEMO_DB) audit
 
 run: demo

@@ -10,7 +10,6 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,10 +30,24 @@ type Store interface {
 
 // Options configure a batch ingest.
 type Options struct {
-	ID       string   // document id; only with a single file
-	URL      string   // source URL of a single file, or base URL a directory's relative paths join
-	ACL      []string // principals allowed to read; nil keeps the stored list
-	Chunk    ChunkOptions
+	ID  string // document id; only with a single file
+	URL string // source URL of a single file, or base URL a directory's relative paths join
+	// DefaultURL is the source URL of a new version when URL is empty,
+	// instead of the file's file: URL; unlike URL it never replaces the
+	// URL of a version stored already.
+	DefaultURL string
+	ACL        []string // principals allowed to read; nil keeps the stored list
+	// Chunk are explicit chunk settings; Size <= 0 means none: a document
+	// is cut as its current version was, else with DefaultChunkOptions
+	// (lifecycle.go).
+	Chunk ChunkOptions
+	// Base is the directory document ids are derived relative to (ids.go);
+	// empty keeps the rule of builds before it (relative to the directory
+	// argument, or a file argument's base name), for library callers.
+	Base string
+	// Undelete stores files whose document, version or bytes were deleted;
+	// without it they are skipped with status Deleted.
+	Undelete bool
 	Workers  int   // parallel extractors; <= 0 means the number of CPUs
 	MaxBytes int64 // sources larger than this fail with too_large; <= 0 means DefaultMaxBytes
 	// Chunks, when set, names a chunk manifest (JSON Lines) of another
@@ -82,6 +95,7 @@ const (
 	Unchanged = "unchanged"
 	Failed    = "failed"
 	Rejected  = "rejected" // an import over --max-quarantined: not stored, the current version stays
+	Deleted   = "deleted"  // skipped: deleted before (Reason says what), nothing written
 )
 
 // Result is the outcome for one source file.
@@ -89,7 +103,7 @@ type Result struct {
 	Path            string `json:"path"`
 	DocumentID      string `json:"document_id"`
 	DocumentVersion string `json:"document_version,omitempty"`
-	Status          string `json:"status"` // ingested, unchanged, rejected or failed
+	Status          string `json:"status"` // ingested, unchanged, rejected, failed or deleted
 	Restored        bool   `json:"restored,omitempty"`
 	Superseded      string `json:"superseded,omitempty"` // the version this one replaced as current
 	MediaType       string `json:"media_type,omitempty"`
@@ -99,7 +113,7 @@ type Result struct {
 	Pages           int    `json:"pages"`
 	ChunksFormat    string `json:"chunks_format,omitempty"` // shape of an imported manifest
 	SourceBytes     int64  `json:"source_bytes"`
-	Reason          string `json:"reason,omitempty"` // failure reason code
+	Reason          string `json:"reason,omitempty"` // failure or skip reason code
 	Error           string `json:"error,omitempty"`
 
 	// Offsets is the origin an imported manifest's offsets were read from
@@ -111,6 +125,15 @@ type Result struct {
 	PageStripped      bool           `json:"page_stripped,omitempty"`
 	QuarantineReasons map[string]int `json:"quarantine_reasons,omitempty"` // imports: quarantined chunks by reason
 	Hint              string         `json:"hint,omitempty"`               // rejected imports: the likely cause and what to try
+
+	// Message says why a file was skipped (status deleted).
+	Message string `json:"message,omitempty"`
+	// MetadataUpdated names the document metadata this ingest changed
+	// without a new version: "acl", "source_url".
+	MetadataUpdated []string `json:"metadata_updated,omitempty"`
+	// Warnings are findings that stored the file anyway, such as its bytes
+	// being stored under another document id.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Summary totals a batch.
@@ -121,6 +144,7 @@ type Summary struct {
 	Unchanged   int       `json:"unchanged"`
 	Rejected    int       `json:"rejected"`
 	Failed      int       `json:"failed"`
+	Deleted     int       `json:"deleted"` // skipped as deleted before
 	Chunks      int       `json:"chunks"`
 	Quarantined int       `json:"quarantined"`
 	SourceBytes int64     `json:"source_bytes"`
@@ -140,6 +164,8 @@ func (sum *Summary) total() {
 			sum.Rejected++
 			sum.SourceBytes += r.SourceBytes
 			continue // nothing of it stored
+		case Deleted:
+			sum.Deleted++
 		}
 		sum.Chunks += r.Chunks
 		sum.Quarantined += r.Quarantined
@@ -150,6 +176,7 @@ func (sum *Summary) total() {
 // source is one file to ingest and the document id it gets.
 type source struct {
 	path, id, url string
+	urlSet        bool // url was named by the caller, not derived
 }
 
 // Fingerprint returns the pipeline fingerprint for an extractor and chunk
@@ -236,33 +263,14 @@ func (r *Result) count(nv *store.NewVersion) {
 	r.DocumentVersion, r.MediaType, r.Pages = nv.Version.ID, nv.Version.MediaType, nv.Version.Pages
 }
 
-// unchanged reports the stored version when it is already current with
-// the access list asked for: then nothing needs extracting or writing.
-func unchanged(db Store, documentID, versionID string, acl []string) *store.Version {
-	var current *store.Version
-	_ = db.View(func(tx *store.Tx) error {
-		v, err := tx.Version(versionID)
-		if err != nil || v.Status != store.StatusCurrent {
-			return nil
-		}
-		if acl != nil && !slices.Equal(v.ACL, acl) {
-			return nil // the access list changes: let the writer record it
-		}
-		current = v
-		return nil
-	})
-	return current
-}
-
 // Run ingests the files and directories in paths (directories recursively,
 // hidden entries skipped) with opts.Workers extractors and one writer. It
 // goes on past files that fail and reports each; err is set only when the
 // batch could not run at all (bad options, a store that fails to write).
 func Run(ctx context.Context, db Store, paths []string, opts Options) (*Summary, error) {
 	if opts.Chunk.Size <= 0 {
-		opts.Chunk = DefaultChunkOptions
-	}
-	if opts.Chunk.Overlap < 0 || opts.Chunk.Overlap >= opts.Chunk.Size {
+		opts.Chunk = ChunkOptions{} // none given: remembered settings, else the defaults
+	} else if opts.Chunk.Overlap < 0 || opts.Chunk.Overlap >= opts.Chunk.Size {
 		return nil, fmt.Errorf("%w: overlap %d must be at least 0 and less than the chunk size %d", ErrOptions, opts.Chunk.Overlap, opts.Chunk.Size)
 	}
 	if opts.Workers <= 0 {
@@ -274,7 +282,7 @@ func Run(ctx context.Context, db Store, paths []string, opts Options) (*Summary,
 	if err := checkImportOptions(opts.Chunks, opts.Offsets, opts.MaxQuarantined); err != nil {
 		return nil, err
 	}
-	sources, failed, err := collect(paths, opts)
+	sources, failed, err := collect(db, paths, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -319,7 +327,7 @@ func Run(ctx context.Context, db Store, paths []string, opts Options) (*Summary,
 	}()
 	go func() { wg.Wait(); close(prepared) }()
 
-	write(db, prepared, report, opts.DryRun)
+	write(db, prepared, report, opts.DryRun, map[store.ID]string{})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -330,7 +338,7 @@ func Run(ctx context.Context, db Store, paths []string, opts Options) (*Summary,
 
 // collect expands paths into sources with their document ids. Inputs that
 // cannot be walked become failed results; duplicate ids fail the later file.
-func collect(paths []string, opts Options) ([]source, []*Result, error) {
+func collect(db Store, paths []string, opts Options) ([]source, []*Result, error) {
 	var sources []source
 	var failed []*Result
 	fail := func(p, id, reason string, err error) {
@@ -393,6 +401,13 @@ func collect(paths []string, opts Options) ([]source, []*Result, error) {
 		for i := range sources {
 			sources[i].id = opts.ID
 		}
+	} else if opts.Base != "" {
+		var outside []*Result
+		var err error
+		if sources, outside, err = assignIDs(db, sources, opts.Base); err != nil {
+			return nil, nil, err
+		}
+		failed = append(failed, outside...)
 	}
 	seen := map[string]string{}
 	kept := sources[:0]
@@ -402,6 +417,10 @@ func collect(paths []string, opts Options) ([]source, []*Result, error) {
 			continue
 		}
 		seen[s.id] = s.path
+		s.urlSet = s.url != ""
+		if s.url == "" && opts.DefaultURL != "" {
+			s.url = opts.DefaultURL
+		}
 		if s.url == "" {
 			if abs, err := filepath.Abs(s.path); err == nil {
 				s.url = (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
@@ -417,6 +436,7 @@ func collect(paths []string, opts Options) ([]source, []*Result, error) {
 type prepared struct {
 	result  *Result
 	version *store.NewVersion
+	source  store.ID // BLAKE3 of the source bytes, zero when not read
 }
 
 // prepare reads, hashes, extracts, chunks and validates one source. It runs
@@ -440,6 +460,7 @@ func prepare(db Store, s source, opts Options) *prepared {
 	}
 	r.SourceBytes = int64(len(src))
 	sourceHash := store.Hash(src)
+	p.source = sourceHash
 	rc := recipe{extractor: ExtractorFor(s.path), chunk: opts.Chunk, repair: opts.Repair}
 	if opts.Chunks != "" {
 		if rc.imp, err = readImport(s.path, opts); err != nil {
@@ -450,10 +471,28 @@ func prepare(db Store, s source, opts Options) *prepared {
 		}
 		r.ChunksFormat = rc.imp.format
 	}
-	versionID := store.VersionID(s.id, sourceHash, rc.fingerprint())
-	if v := unchanged(db, s.id, versionID, opts.ACL); v != nil {
-		r.Status, r.DocumentVersion, r.MediaType = Unchanged, versionID, v.MediaType
-		r.Chunks, r.Quarantined, r.Repaired, r.Pages = v.Chunks-v.Quarantined, v.Quarantined, v.Repaired, v.Pages
+	pl, err := planSource(db, s, sourceHash, rc, rc.imp != nil || opts.Chunk.Size > 0, opts.Undelete)
+	if err != nil {
+		return fail(err)
+	}
+	rc, versionID := pl.rc, pl.versionID
+	if len(pl.duplicate) > 0 {
+		r.Warnings = append(r.Warnings, duplicateWarning(pl.duplicate))
+	}
+	switch {
+	case pl.deleted != "":
+		r.Status, r.Reason, r.Message, r.DocumentVersion = Deleted, pl.deleted, pl.message, versionID
+		return p
+	case pl.stored != nil:
+		// Stored already: nothing to extract. Unchanged, or its metadata
+		// changes, or it becomes current again.
+		r.fromStored(pl.stored)
+		if pl.stored.Status == store.StatusCurrent && sameMetadata(pl.stored, opts.ACL, s.url, s.urlSet) {
+			r.Status = Unchanged
+			return p
+		}
+		p.version = &store.NewVersion{Stored: true, SetURL: s.urlSet, ACL: opts.ACL, Undelete: opts.Undelete,
+			Version: store.Version{ID: versionID, DocumentID: s.id, SourceHash: sourceHash, SourceURL: s.url, SourcePath: s.path}}
 		return p
 	}
 	var ex *Extracted
@@ -467,6 +506,7 @@ func prepare(db Store, s source, opts Options) *prepared {
 	nv.Version.SourceURL = s.url
 	nv.Version.SourcePath = s.path
 	nv.Version.SourceBytes = int64(len(src))
+	nv.SetURL, nv.Undelete = s.urlSet, opts.Undelete
 	r.count(nv)
 	text := textExtracted
 	if rc.imp != nil && rc.imp.text != nil {
@@ -557,7 +597,10 @@ func clip(s string, n int) string {
 // transaction for what is ready, up to a size bound) and falls back to one
 // transaction per version when a group fails, so one bad version cannot
 // take the others down.
-func write(db Store, in <-chan *prepared, report func(*Result), dryRun bool) {
+//
+// seen maps the source hash of each file stored in the batch to its
+// document id, for the warning that one file's bytes went under two ids.
+func write(db Store, in <-chan *prepared, report func(*Result), dryRun bool, seen map[store.ID]string) {
 	const maxGroup, maxGroupBytes = 32, 64 << 20
 	for p := range in {
 		if dryRun {
@@ -582,7 +625,7 @@ func write(db Store, in <-chan *prepared, report func(*Result), dryRun bool) {
 				break fill
 			}
 		}
-		commit(db, group, report)
+		commit(db, group, report, seen)
 	}
 }
 
@@ -593,7 +636,7 @@ func groupBytes(p *prepared) int {
 	return p.version.Version.TextBytes
 }
 
-func commit(db Store, group []*prepared, report func(*Result)) {
+func commit(db Store, group []*prepared, report func(*Result), seen map[store.ID]string) {
 	var nvs []*store.NewVersion
 	var owners []*Result
 	for _, p := range group {
@@ -608,10 +651,18 @@ func commit(db Store, group []*prepared, report func(*Result)) {
 		}
 	}
 	for _, p := range group {
-		if p.result.Status == Failed || p.result.Status == Rejected {
-			recordFailure(db, p.result)
+		r := p.result
+		if r.Status == Failed || r.Status == Rejected {
+			recordFailure(db, r)
 		}
-		report(p.result)
+		if (r.Status == Ingested || r.Status == Unchanged) && p.source != (store.ID{}) {
+			if other, ok := seen[p.source]; ok && other != r.DocumentID && len(r.Warnings) == 0 {
+				r.Warnings = append(r.Warnings, duplicateWarning([]string{other}))
+			} else if !ok {
+				seen[p.source] = r.DocumentID
+			}
+		}
+		report(r)
 	}
 }
 
@@ -634,7 +685,12 @@ func put(db Store, nvs []*store.NewVersion, owners []*Result) error {
 
 func applyPut(r *Result, pr store.PutResult) {
 	r.Superseded = pr.Superseded
+	r.MetadataUpdated = pr.Updated
 	switch pr.Status {
+	case store.PutDeleted:
+		r.Status, r.Reason = Deleted, pr.Reason
+		r.Message = "deleted before (" + pr.Reason + ")"
+		r.Chunks, r.Quarantined, r.Repaired = 0, 0, 0
 	case store.PutIngested:
 		r.Status = Ingested
 	case store.PutRestored:

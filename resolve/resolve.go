@@ -47,6 +47,11 @@ type Resolution struct {
 	LowConfidence   string            `json:"low_confidence,omitempty"` // why the page's text is not trusted, if so
 	Text            string            `json:"text,omitempty"`           // canonical_text[source_start:source_end]
 	Quarantine      *store.Quarantine `json:"quarantine,omitempty"`
+	// TextUnchanged is set on a superseded version whose canonical text is
+	// byte-identical to the current version's (equal text hashes): a
+	// rebuild, new chunk settings or a new manifest, not an edit, so its
+	// spans are the current text at the same offsets.
+	TextUnchanged bool `json:"text_unchanged,omitempty"`
 
 	version *store.Version // the header read, for callers in the same transaction
 }
@@ -159,6 +164,13 @@ func loadVersion(tx *store.Tx, r *Resolution, versionID, principal string) (*sto
 		r.fillVersion(v, current)
 		r.Status = StatusDeleted
 		return nil, "", false, nil
+	}
+	if v.Status == store.StatusSuperseded && current != "" {
+		cur, err := tx.Version(current)
+		if err != nil {
+			return nil, "", false, err
+		}
+		r.TextUnchanged = cur.Status == store.StatusCurrent && cur.TextHash == v.TextHash
 	}
 	return v, current, true, nil
 }

@@ -33,7 +33,8 @@ func (f Finding) String() string {
 
 // Check verifies the store's structure: bbolt's page consistency, that every
 // record decodes, that every stored text hashes to its recorded hash, and
-// that chunk and quarantine counts agree with the version headers. It does
+// that chunk and quarantine counts agree with the version headers and the
+// source index with the versions. It does
 // not judge chunk coordinates against the text; that is resolve's audit.
 // It returns the findings; err is set only when the check could not run.
 func (db *DB) Check() (findings []Finding, err error) {
@@ -50,12 +51,15 @@ func (db *DB) Check() (findings []Finding, err error) {
 		if err := t.ForEachDocument(func(d *Document) error { docs[d.ID] = d; return nil }); err != nil {
 			add(Finding{Kind: "record", Detail: err.Error()})
 		}
+		var versions []*Version
 		if err := t.ForEachVersion(func(v *Version) error {
 			checkVersion(t, v, docs[v.DocumentID], add)
+			versions = append(versions, v)
 			return nil
 		}); err != nil {
 			return err
 		}
+		checkSourceIndex(t, versions, add)
 		checkIndex(tx, bucketQuarantine, "quarantine", func(c *Chunk) bool { return c.Quarantine != nil }, add)
 		checkIndex(tx, bucketRepaired, "repair", func(c *Chunk) bool { return c.Repair != nil }, add)
 		checkReviews(t, add)

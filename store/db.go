@@ -103,7 +103,10 @@ func (db *DB) init() error {
 		return err
 	}
 	if !fresh {
-		return db.createLaterBuckets()
+		if err := db.createLaterBuckets(); err != nil {
+			return err
+		}
+		return db.syncSourceIndex()
 	}
 	if db.readOnly {
 		return fmt.Errorf("%w: %s is empty", ErrNotStore, db.path)

@@ -43,6 +43,7 @@ func TestLayoutCacheAfterRestore(t *testing.T) {
 	time.Sleep(time.Millisecond) // a later creation time
 	again := storetest.NewVersion("doc", "Page one.\fPage two.", 0)
 	again.Layout.Sections = []store.Section{{Start: 0, End: again.Version.TextLen, Path: []string{"Restored"}}}
+	again.Undelete = true
 	if _, err := db.PutVersions([]*store.NewVersion{again}); err != nil {
 		t.Fatal(err)
 	}

@@ -17,9 +17,15 @@ import (
 // bit in a chunk record cannot send a reader to the wrong offsets, page or
 // section (the span text has its own BLAKE3). Version 1 records, written
 // before, still read, unchecked, until a rebuild writes them anew.
+//
+// Version 3, for documents only, is version 2 with extension fields after
+// the version 1 body (see encodeExt); it is written only when one of them
+// is set, so a document that never had one keeps the bytes older builds
+// read.
 const (
 	recordV1 = 1
 	recordV2 = 2
+	recordV3 = 3
 )
 
 // seal turns an encoded version 1 record into a version 2 one.
@@ -175,19 +181,26 @@ func (d *decoder) ints() []int {
 	return vs
 }
 
-func (d *decoder) version(what string) {
+// version reads the record version and checks the seal; newest is the
+// highest record version the record kind has. It returns the version read,
+// 0 after a failure.
+func (d *decoder) version(what string, newest byte) byte {
 	switch {
 	case len(d.b) > 0 && d.b[0] == recordV1:
 		d.b = d.b[1:]
-	case len(d.b) >= 5 && d.b[0] == recordV2:
+		return recordV1
+	case len(d.b) >= 5 && d.b[0] >= recordV2 && d.b[0] <= newest:
+		rv := d.b[0]
 		body := d.b[:len(d.b)-4]
 		if crc32.Checksum(body, castagnoli) != binary.BigEndian.Uint32(d.b[len(d.b)-4:]) {
 			d.fail(what + " record checksum")
-			return
+			return 0
 		}
 		d.b = body[1:]
+		return rv
 	default:
 		d.fail(what + " record version")
+		return 0
 	}
 }
 
@@ -198,6 +211,15 @@ func (d *decoder) done(what string) error {
 	return d.err
 }
 
+// Extension fields of a document record (version 3): a count, then each
+// field as its tag, its length and its bytes, in ascending tag order. A
+// reader skips a tag it does not know, so a later field needs no new
+// record version; tags are never reused.
+const (
+	docExtACLUpdated = 1 // time (varint ns) the access list last changed
+	docExtURLUpdated = 2 // time the source URL of a stored version last changed
+)
+
 func encodeDocument(doc *Document) []byte {
 	e := encoder{b: []byte{recordV1}}
 	e.str(doc.ID)
@@ -206,12 +228,41 @@ func encodeDocument(doc *Document) []byte {
 	e.strs(doc.ACL)
 	e.bool(doc.Deleted)
 	e.time(doc.Updated)
-	return seal(e.b)
+	var ext []extField
+	if !doc.ACLUpdated.IsZero() {
+		ext = append(ext, extField{docExtACLUpdated, timeBytes(doc.ACLUpdated)})
+	}
+	if !doc.URLUpdated.IsZero() {
+		ext = append(ext, extField{docExtURLUpdated, timeBytes(doc.URLUpdated)})
+	}
+	if len(ext) == 0 {
+		return seal(e.b) // version 2: what builds before version 3 read
+	}
+	e.uint(uint64(len(ext)))
+	for _, f := range ext {
+		e.uint(f.tag)
+		e.str(string(f.b))
+	}
+	b := seal(e.b)
+	b[0] = recordV3
+	binary.BigEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], castagnoli))
+	return b
+}
+
+type extField struct {
+	tag uint64
+	b   []byte
+}
+
+func timeBytes(t time.Time) []byte {
+	var e encoder
+	e.time(t)
+	return e.b
 }
 
 func decodeDocument(b []byte) (*Document, error) {
 	d := decoder{b: b}
-	d.version("document")
+	rv := d.version("document", recordV3)
 	doc := &Document{
 		ID:       d.str(),
 		Current:  d.str(),
@@ -219,6 +270,28 @@ func decodeDocument(b []byte) (*Document, error) {
 		ACL:      d.strs(),
 		Deleted:  d.bool(),
 		Updated:  d.time(),
+	}
+	if rv == recordV3 {
+		last := uint64(0)
+		for n := d.count(); n > 0 && d.err == nil; n-- {
+			tag := d.uint()
+			f := decoder{b: []byte(d.str())}
+			if tag <= last {
+				d.fail("document extension order")
+			}
+			last = tag
+			switch tag {
+			case docExtACLUpdated:
+				doc.ACLUpdated = f.time()
+			case docExtURLUpdated:
+				doc.URLUpdated = f.time()
+			default:
+				continue // a later build's field
+			}
+			if err := f.done("document extension"); err != nil && d.err == nil {
+				d.err = err
+			}
+		}
 	}
 	return doc, d.done("document")
 }
@@ -251,7 +324,7 @@ func encodeVersion(v *Version) []byte {
 
 func decodeVersion(b []byte) (*Version, error) {
 	d := decoder{b: b}
-	d.version("version")
+	d.version("version", recordV2)
 	v := &Version{
 		ID:          d.str(),
 		Seq:         d.uint(),
@@ -298,7 +371,7 @@ func encodeLayout(l *Layout) []byte {
 
 func decodeLayout(b []byte) (*Layout, error) {
 	d := decoder{b: b}
-	d.version("layout")
+	d.version("layout", recordV2)
 	l := &Layout{PageStarts: d.ints(), PageLabels: d.strs()}
 	if n := d.count(); n > 0 {
 		l.Sections = make([]Section, n)
@@ -357,7 +430,7 @@ func encodeChunk(c *Chunk) []byte {
 
 func decodeChunk(b []byte) (*Chunk, error) {
 	d := decoder{b: b}
-	d.version("chunk")
+	d.version("chunk", recordV2)
 	c := &Chunk{Version: d.str()}
 	if ord := d.uint(); ord > math.MaxUint32 {
 		d.fail("chunk ordinal")

@@ -2,7 +2,9 @@ package store
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"math"
 	"testing"
 	"time"
@@ -26,6 +28,9 @@ func testDocuments() map[string]*Document {
 		"deleted": {ID: "gone", Versions: []string{testVer}, Deleted: true, Updated: testTime},
 		"unicode": {ID: "文書/résumé 😀", Current: testVer, Versions: []string{testVer}, Updated: testTime},
 		"no time": {ID: "zero time"},
+		"metadata times": {ID: "m", Current: testVer, Versions: []string{testVer}, ACL: []string{"a"}, Updated: testTime,
+			ACLUpdated: testTime.Add(-time.Hour), URLUpdated: testTime.Add(-time.Minute)},
+		"url time only": {ID: "u", Updated: testTime, URLUpdated: testTime},
 	}
 }
 
@@ -236,7 +241,10 @@ func fuzzDecoder[T any](f *testing.F, samples map[string]*T, encode func(*T) []b
 	})
 }
 
-func FuzzDecodeChunk(f *testing.F)  { fuzzDecoder(f, testChunks(), encodeChunk, decodeChunk) }
+func FuzzDecodeChunk(f *testing.F) { fuzzDecoder(f, testChunks(), encodeChunk, decodeChunk) }
+func FuzzDecodeDocument(f *testing.F) {
+	fuzzDecoder(f, testDocuments(), encodeDocument, decodeDocument)
+}
 func FuzzDecodeLayout(f *testing.F) { fuzzDecoder(f, testLayouts(), encodeLayout, decodeLayout) }
 
 // TestDecodeLegacyZeroTime: records written before the zero time was
@@ -252,7 +260,7 @@ func FuzzDecodeLayout(f *testing.F) { fuzzDecoder(f, testLayouts(), encodeLayout
 func TestRecordSealed(t *testing.T) {
 	for name, rec := range codecs() {
 		for _, b := range rec.samples {
-			if b[0] != recordV2 {
+			if b[0] != recordV2 && !(name == "document" && b[0] == recordV3) {
 				t.Fatalf("%s: written as record version %d, want %d", name, b[0], recordV2)
 			}
 			for i := range b {
@@ -266,10 +274,83 @@ func TestRecordSealed(t *testing.T) {
 					})
 				}
 			}
+			if b[0] == recordV3 {
+				continue // its extension fields came after version 1
+			}
 			legacy := append([]byte{recordV1}, b[1:len(b)-4]...)
 			if err := rec.decode(legacy); err != nil {
 				t.Errorf("%s: the same record as version 1: %v", name, err)
 			}
 		}
+	}
+}
+
+// TestDocumentRecordVersions: a document without metadata times is written
+// as record version 2, byte for byte what builds before version 3 wrote, so
+// they still read it; one with a time is version 3, and a version 3 record
+// with an extension field this build does not know (a later build's) still
+// reads, the field skipped.
+func TestDocumentRecordVersions(t *testing.T) {
+	plain := testDocuments()["full"]
+	if b := encodeDocument(plain); b[0] != recordV2 {
+		t.Errorf("document without metadata times: record version %d, want %d", b[0], recordV2)
+	}
+	timed := testDocuments()["metadata times"]
+	if b := encodeDocument(timed); b[0] != recordV3 {
+		t.Errorf("document with metadata times: record version %d, want %d", b[0], recordV3)
+	}
+
+	// A later build's record: the known fields, then tag 9 with three bytes.
+	e := encoder{b: []byte{recordV1}}
+	e.str(timed.ID)
+	e.str(timed.Current)
+	e.strs(timed.Versions)
+	e.strs(timed.ACL)
+	e.bool(timed.Deleted)
+	e.time(timed.Updated)
+	e.uint(2)
+	e.uint(docExtACLUpdated)
+	e.str(string(timeBytes(timed.ACLUpdated)))
+	e.uint(9)
+	e.str("xyz")
+	b := seal(e.b)
+	b[0] = recordV3
+	binary.BigEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], castagnoli))
+	got, err := decodeDocument(b)
+	if err != nil {
+		t.Fatalf("record with an unknown extension field: %v", err)
+	}
+	want := *timed
+	want.URLUpdated = time.Time{}
+	if diff := cmp.Diff(&want, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("record with an unknown extension field (-want +got):\n%s", diff)
+	}
+
+	// Extension fields out of order are malformed.
+	e.b = e.b[:0]
+	e.b = append(e.b, recordV1)
+	e.str("d")
+	e.str("")
+	e.strs(nil)
+	e.strs(nil)
+	e.bool(false)
+	e.time(testTime)
+	e.uint(2)
+	e.uint(docExtURLUpdated)
+	e.str(string(timeBytes(testTime)))
+	e.uint(docExtACLUpdated)
+	e.str(string(timeBytes(testTime)))
+	b = seal(e.b)
+	b[0] = recordV3
+	binary.BigEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], castagnoli))
+	if _, err := decodeDocument(b); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("extension fields out of order: got %v, want ErrCorrupt", err)
+	}
+	// Version 3 is a document record only.
+	c := encodeChunk(testChunks()["plain"])
+	c[0] = recordV3
+	binary.BigEndian.PutUint32(c[len(c)-4:], crc32.Checksum(c[:len(c)-4], castagnoli))
+	if _, err := decodeChunk(c); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("chunk record of version 3: got %v, want ErrCorrupt", err)
 	}
 }

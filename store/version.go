@@ -91,6 +91,12 @@ type Document struct {
 	ACL      []string  `json:"acl,omitempty"`             // principals allowed to read; empty means everyone
 	Deleted  bool      `json:"deleted,omitempty"`         // tombstoned as a whole
 	Updated  time.Time `json:"updated"`
+	// ACLUpdated is when the access list last changed, with a new version
+	// or without; URLUpdated when the source URL of a stored version was
+	// last changed without a new version (ingest --url of unchanged bytes).
+	// Zero when never.
+	ACLUpdated time.Time `json:"acl_updated,omitzero"`
+	URLUpdated time.Time `json:"source_url_updated,omitzero"`
 }
 
 // Allows reports whether principal may read the document. An empty access

@@ -22,6 +22,20 @@ type NewVersion struct {
 	Chunks []Chunk
 	// ACL replaces the document's access list when non-nil.
 	ACL []string
+	// SetURL gives a version that is stored already (unchanged, or
+	// restored) Version.SourceURL too, recording the time on the document:
+	// the caller named the URL. Without it a stored version keeps its own.
+	SetURL bool
+	// Stored says the version is stored already (current or superseded):
+	// only the header's ID, DocumentID, SourceHash and SourceURL are given,
+	// no text, layout or chunks. Putting it updates the metadata or makes
+	// it current again; should it no longer be stored by then, the put
+	// fails and writes nothing.
+	Stored bool
+	// Undelete stores the version although it, its document, or a version
+	// of the same source bytes was deleted (see DeletedReason). Without it
+	// such a put answers PutDeleted and writes nothing.
+	Undelete bool
 }
 
 // PutStatus says what PutVersions did with a version.
@@ -30,15 +44,30 @@ type PutStatus string
 // Put outcomes.
 const (
 	PutIngested  PutStatus = "ingested"  // written as a new current version
-	PutUnchanged PutStatus = "unchanged" // already current: nothing written
+	PutUnchanged PutStatus = "unchanged" // already current: nothing written but metadata
 	PutRestored  PutStatus = "restored"  // already stored but superseded: made current again
+	PutDeleted   PutStatus = "deleted"   // refused: deleted before (PutResult.Reason says what); nothing written
+)
+
+// Reasons of PutDeleted.
+const (
+	ReasonDocumentDeleted = "document_deleted" // the document was deleted as a whole
+	ReasonVersionDeleted  = "version_deleted"  // this version, or one of the same source bytes, was deleted
+)
+
+// Metadata fields a put can change without a new version (PutResult.Updated).
+const (
+	UpdatedACL       = "acl"
+	UpdatedSourceURL = "source_url"
 )
 
 // PutResult reports the outcome for one NewVersion.
 type PutResult struct {
 	Status     PutStatus
 	Version    string
-	Superseded string // the version that was current before, if any
+	Superseded string   // the version that was current before, if any
+	Reason     string   // why a put was refused (PutDeleted)
+	Updated    []string // metadata changed besides the version: UpdatedACL, UpdatedSourceURL
 }
 
 // PutVersion writes one version in its own transaction.
@@ -52,8 +81,9 @@ func (db *DB) PutVersion(nv *NewVersion) (PutResult, error) {
 
 // PutVersions writes several versions in one transaction (a group commit):
 // all of them are written, or none. A version already current is left
-// untouched; changed bytes make the new version current and the old one
-// superseded.
+// untouched but for its metadata; changed bytes make the new version
+// current and the old one superseded; a deleted document, version or
+// source is not stored again unless NewVersion.Undelete says so.
 func (db *DB) PutVersions(nvs []*NewVersion) ([]PutResult, error) {
 	results := make([]PutResult, len(nvs))
 	err := db.update(func(tx *bolt.Tx) error {
@@ -68,6 +98,9 @@ func (db *DB) PutVersions(nvs []*NewVersion) ([]PutResult, error) {
 		if !w.dirty {
 			return errNothingWritten // roll back: bbolt would commit a new meta page
 		}
+		if w.indexed {
+			return markSourcesIndexed(tx)
+		}
 		return nil
 	})
 	if err != nil && err != errNothingWritten {
@@ -81,9 +114,10 @@ func (db *DB) PutVersions(nvs []*NewVersion) ([]PutResult, error) {
 var errNothingWritten = errors.New("store: nothing written")
 
 type writer struct {
-	tx    *bolt.Tx
-	now   time.Time
-	dirty bool // something was put or deleted
+	tx      *bolt.Tx
+	now     time.Time
+	dirty   bool // something was put or deleted
+	indexed bool // a version was added to the source index
 }
 
 func (w *writer) getDoc(id string) (*Document, error) {
@@ -113,57 +147,137 @@ func (w *writer) putVersion(v *Version) error {
 	return w.tx.Bucket(bucketVersions).Put([]byte(v.ID), encodeVersion(v))
 }
 
+// DeletedReason says why bytes with the given source hash must not be
+// stored as version versionID of doc (nil when the document is new), or ""
+// when nothing stands against it: the document was deleted as a whole
+// (ReasonDocumentDeleted); the version is a tombstone; or a tombstone of
+// the document holds the same source bytes while its current version does
+// not (ReasonVersionDeleted). A rebuild of a current version whose bytes a
+// deleted older version shared brings nothing back; a plain ingest that
+// would make such bytes current again does. version reads a header, nil
+// when it is not stored.
+func DeletedReason(doc *Document, versionID string, source ID, version func(id string) (*Version, error)) (string, error) {
+	if doc == nil {
+		return "", nil
+	}
+	if doc.Deleted {
+		return ReasonDocumentDeleted, nil
+	}
+	if target, err := version(versionID); err != nil || (target != nil && target.Status == StatusDeleted) {
+		if err != nil {
+			return "", err
+		}
+		return ReasonVersionDeleted, nil
+	}
+	if doc.Current != "" {
+		current, err := version(doc.Current)
+		if err != nil {
+			return "", err
+		}
+		if current != nil && current.SourceHash == source {
+			return "", nil // the bytes are current: another version of them hides nothing
+		}
+	}
+	for _, id := range doc.Versions {
+		v, err := version(id)
+		if err != nil {
+			return "", err
+		}
+		if v != nil && v.Status == StatusDeleted && v.SourceHash == source {
+			return ReasonVersionDeleted, nil
+		}
+	}
+	return "", nil
+}
+
 func (w *writer) put(nv *NewVersion) (PutResult, error) {
 	v := nv.Version
 	if !ValidVersionID(v.ID) || v.DocumentID == "" {
 		return PutResult{}, fmt.Errorf("store: invalid version %q of document %q", v.ID, v.DocumentID)
 	}
-	if v.TextBytes != len(nv.Text.Bytes()) || v.TextLen != nv.Text.Len() {
-		return PutResult{}, fmt.Errorf("store: version %s: text sizes do not match its header", v.ID)
-	}
-	for i := range nv.Chunks {
-		if c := &nv.Chunks[i]; c.Ordinal != uint32(i) || c.Version != v.ID {
-			return PutResult{}, fmt.Errorf("store: version %s: chunk %d is numbered %s", v.ID, i, c.ID())
+	if !nv.Stored {
+		if v.TextBytes != len(nv.Text.Bytes()) || v.TextLen != nv.Text.Len() {
+			return PutResult{}, fmt.Errorf("store: version %s: text sizes do not match its header", v.ID)
+		}
+		for i := range nv.Chunks {
+			if c := &nv.Chunks[i]; c.Ordinal != uint32(i) || c.Version != v.ID {
+				return PutResult{}, fmt.Errorf("store: version %s: chunk %d is numbered %s", v.ID, i, c.ID())
+			}
 		}
 	}
 	doc, err := w.getDoc(v.DocumentID)
 	if err != nil {
 		return PutResult{}, err
 	}
-	if doc == nil {
-		doc = &Document{ID: v.DocumentID}
-	}
-	docChanged := nv.ACL != nil && !slices.Equal(nv.ACL, doc.ACL)
-	if nv.ACL != nil {
-		doc.ACL = slices.Clone(nv.ACL)
-	}
 	res := PutResult{Version: v.ID}
 	old, err := w.getVersion(v.ID)
 	if err != nil {
 		return PutResult{}, err
 	}
-	switch {
-	case old != nil && old.DocumentID != v.DocumentID:
+	if old != nil && old.DocumentID != v.DocumentID {
 		return PutResult{}, fmt.Errorf("%w: version %s belongs to %q, not %q", ErrCorrupt, v.ID, old.DocumentID, v.DocumentID)
+	}
+	if !nv.Undelete {
+		reason, err := DeletedReason(doc, v.ID, v.SourceHash, w.getVersion)
+		if err != nil {
+			return PutResult{}, err
+		}
+		if reason != "" {
+			res.Status, res.Reason = PutDeleted, reason
+			return res, nil
+		}
+	}
+	if doc == nil {
+		doc = &Document{ID: v.DocumentID}
+	}
+	aclChanged := nv.ACL != nil && !slices.Equal(nv.ACL, doc.ACL)
+	if aclChanged {
+		doc.ACL = slices.Clone(nv.ACL)
+		doc.ACLUpdated = w.now
+		res.Updated = append(res.Updated, UpdatedACL)
+	}
+	// setURL gives a stored version the URL the caller named.
+	setURL := func(sv *Version) bool {
+		if !nv.SetURL || sv.SourceURL == v.SourceURL {
+			return false
+		}
+		sv.SourceURL = v.SourceURL
+		doc.URLUpdated = w.now
+		res.Updated = append(res.Updated, UpdatedSourceURL)
+		return true
+	}
+	switch {
 	case old != nil && old.Status == StatusCurrent:
 		res.Status = PutUnchanged
-		if docChanged {
+		if setURL(old) {
+			old.ACL = doc.ACL
+			if err := w.putVersion(old); err != nil {
+				return PutResult{}, err
+			}
+		}
+		if len(res.Updated) > 0 {
 			if err := w.putDoc(doc); err != nil {
 				return PutResult{}, err
 			}
+		}
+		if aclChanged {
 			if err := w.syncACL(doc); err != nil {
 				return PutResult{}, err
 			}
 		}
 		return res, w.clearFailure(v.DocumentID)
 	case old != nil && old.Status == StatusSuperseded:
-		// The source went back to older bytes: that version is current again.
+		// The source went back to older bytes or settings: that version is
+		// current again.
 		res.Status = PutRestored
 		old.Status = StatusCurrent
 		old.ACL = doc.ACL
+		setURL(old)
 		if err := w.putVersion(old); err != nil {
 			return PutResult{}, err
 		}
+	case nv.Stored:
+		return PutResult{}, fmt.Errorf("%w: version %s of %q is no longer stored", ErrNotFound, v.ID, v.DocumentID)
 	default:
 		// New, or a tombstone written again: store the content afresh.
 		res.Status = PutIngested
@@ -177,6 +291,9 @@ func (w *writer) put(nv *NewVersion) (PutResult, error) {
 		v.Deleted = time.Time{}
 		v.ACL = doc.ACL
 		if err := w.putContent(&v, nv); err != nil {
+			return PutResult{}, err
+		}
+		if err := w.indexSource(&v); err != nil {
 			return PutResult{}, err
 		}
 	}
@@ -201,7 +318,7 @@ func (w *writer) put(nv *NewVersion) (PutResult, error) {
 	if err := w.putDoc(doc); err != nil {
 		return PutResult{}, err
 	}
-	if docChanged {
+	if aclChanged {
 		if err := w.syncACL(doc); err != nil {
 			return PutResult{}, err
 		}

@@ -340,9 +340,21 @@ func TestDeleteDocument(t *testing.T) {
 		t.Errorf("second Delete: got %v, %v, want nothing", deleted, err)
 	}
 
-	// Ingesting the document again writes it again.
+	// Deleted stays deleted: the same bytes, or other bytes, are refused
+	// and nothing is written.
+	for _, text := range []string{sampleText + " More.", "new bytes"} {
+		r, err := db.PutVersion(storetest.NewVersion("doc", text, 25))
+		if err != nil || r.Status != store.PutDeleted || r.Reason != store.ReasonDocumentDeleted {
+			t.Errorf("put %q after Delete: got %+v, %v, want deleted (%s)", text, r, err, store.ReasonDocumentDeleted)
+		}
+	}
+	checkDeleted(t, db, v2.Version.ID)
+
+	// Undelete writes it again.
 	seq := getVersion(t, db, v2.Version.ID).Seq
-	put(t, db, storetest.NewVersion("doc", sampleText+" More.", 25), store.PutIngested)
+	again := storetest.NewVersion("doc", sampleText+" More.", 25)
+	again.Undelete = true
+	put(t, db, again, store.PutIngested)
 	v := getVersion(t, db, v2.Version.ID)
 	if v.Status != store.StatusCurrent || v.Seq != seq || !v.Deleted.IsZero() {
 		t.Errorf("re-ingested version: got status %s, seq %d, deleted %v, want current, seq %d, no deletion time", v.Status, v.Seq, v.Deleted, seq)

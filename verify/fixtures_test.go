@@ -60,6 +60,10 @@ type fixtureDoc struct {
 	ID   string   `json:"id"`
 	Text string   `json:"text"`
 	ACL  []string `json:"acl"`
+	// ChunkSize and Overlap, when set, cut this version otherwise than the
+	// fixture's: the same text again with them is a rebuild.
+	ChunkSize int `json:"chunk_size"`
+	Overlap   int `json:"overlap"`
 }
 
 type claimExpect struct {
@@ -110,6 +114,9 @@ func setup(t testing.TB, fx *fixture) (*store.DB, map[string][]string) {
 		opts := ingest.Options{ID: d.ID, ACL: d.ACL, Chunk: ingest.ChunkOptions{Size: fx.ChunkSize, Overlap: fx.Overlap}}
 		if fx.ChunkSize == 0 {
 			opts.Chunk = ingest.ChunkOptions{Size: 300, Overlap: 30}
+		}
+		if d.ChunkSize > 0 {
+			opts.Chunk = ingest.ChunkOptions{Size: d.ChunkSize, Overlap: d.Overlap}
 		}
 		sum, err := ingest.Run(context.Background(), db, []string{p}, opts)
 		if err != nil || sum.Failed > 0 {

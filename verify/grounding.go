@@ -47,7 +47,7 @@ func (c *checker) ground(ctx context.Context, rep *Report) error {
 		case !r.Served(): // not found, quarantined, deleted
 			rep.Failures.add(FailResolution)
 			continue
-		case r.Status == resolve.StatusSuperseded && c.pol.Superseded != "accept":
+		case r.Status == resolve.StatusSuperseded && !c.pol.acceptsSuperseded(r):
 			// Under "review" too: without claims there is no citation to
 			// put before a reviewer.
 			rep.Failures.add(FailVersion)
@@ -93,7 +93,8 @@ func (c *checker) source(r *resolve.Resolution, n int) (Source, error) {
 		return Source{}, err
 	}
 	return Source{Label: "[" + strconv.Itoa(n) + "]", DocumentID: r.DocumentID, DocumentVersion: r.DocumentVersion,
-		VersionStatus: string(r.VersionStatus), Title: title, URL: link.URL, LinkKind: link.Kind,
+		VersionStatus: string(r.VersionStatus), CurrentVersion: r.CurrentVersion, TextUnchanged: r.TextUnchanged,
+		Title: title, URL: link.URL, LinkKind: link.Kind,
 		PageNumber: r.Page, PageLabel: r.PageLabel}, nil
 }
 

@@ -21,7 +21,9 @@ type Policy struct {
 	// of a partial answer; "normal" (default) does not.
 	Risk string `json:"risk"`
 	// Superseded says what a citation of a superseded version gets:
-	// "accept", "review" or "block" (block_claim, the default).
+	// "accept_if_text_unchanged" (the default: checked as current when
+	// the version's canonical text is the current version's, else
+	// block_claim), "accept", "review" or "block" (block_claim).
 	Superseded string `json:"superseded"`
 	// FuzzyMaxDistance bounds fuzzy quote matches in edits; 0 means one
 	// edit per eight code points of the quote.
@@ -201,10 +203,10 @@ func decodePolicy(b []byte) (*Policy, error) {
 	}
 	switch p.Superseded {
 	case "":
-		p.Superseded = "block"
-	case "accept", "review", "block":
+		p.Superseded = SupersededIfTextUnchanged
+	case "accept", "review", "block", SupersededIfTextUnchanged:
 	default:
-		return nil, fmt.Errorf("%w: superseded %q: want accept, review or block", ErrPolicy, p.Superseded)
+		return nil, fmt.Errorf("%w: superseded %q: want block, review, accept_if_text_unchanged or accept", ErrPolicy, p.Superseded)
 	}
 	switch p.RequireJudge {
 	case "":

@@ -167,6 +167,11 @@ type EvidenceReport struct {
 	// FoundIn names where a quote that is not in the cited chunk really is
 	// in the same version (the "right fact, wrong page" failure).
 	FoundIn *Location `json:"found_in,omitempty"`
+	// CurrentVersion names the document's current version when the cited
+	// one is superseded; TextUnchanged says the cited version's canonical
+	// text is the current version's, so its span is the current text.
+	CurrentVersion string `json:"current_version,omitempty"`
+	TextUnchanged  bool   `json:"text_unchanged,omitempty"`
 }
 
 // Source is a citation-safe projection of one retrieved document version:
@@ -193,6 +198,10 @@ type Source struct {
 	// (a date as its ISO calendar date), each once.
 	EffectiveDates []string `json:"effective_dates,omitempty"`
 	ChunkIDs       []string `json:"chunk_ids"` // the retrieved ids of this version, in retrieved order
+	// CurrentVersion and TextUnchanged as in EvidenceReport, for a
+	// superseded version.
+	CurrentVersion string `json:"current_version,omitempty"`
+	TextUnchanged  bool   `json:"text_unchanged,omitempty"`
 }
 
 // Location is a place in a version: a chunk and its page.

@@ -253,6 +253,24 @@ func claimChecks(checks []string, evs []EvidenceReport) []string {
 	return checks
 }
 
+// SupersededIfTextUnchanged is the policy's default superseded rule: a
+// citation of a superseded version whose canonical text is the current
+// version's (resolve.Resolution.TextUnchanged) is checked as a current one.
+const SupersededIfTextUnchanged = "accept_if_text_unchanged"
+
+// acceptsSuperseded reports whether the policy lets a citation of the
+// superseded version r resolved to stand: under "accept" always, under
+// accept_if_text_unchanged when its text is the current text.
+func (p *Policy) acceptsSuperseded(r *resolve.Resolution) bool {
+	switch p.Superseded {
+	case "accept":
+		return true
+	case SupersededIfTextUnchanged:
+		return r.TextUnchanged
+	}
+	return false
+}
+
 // statusOf names a claim's status from its strongest failed citation.
 func statusOf(evs []EvidenceReport) string {
 	worst := EvidenceOK
@@ -308,7 +326,8 @@ func (c *checker) evidence(e *Evidence, claim string) (EvidenceReport, accepted,
 		return unresolved("deleted")
 	}
 	er.DocumentID, er.DocumentVersion, er.VersionStatus = r.DocumentID, r.DocumentVersion, string(r.VersionStatus)
-	if r.Status == resolve.StatusSuperseded && c.pol.Superseded != "accept" {
+	er.CurrentVersion, er.TextUnchanged = r.CurrentVersion, r.TextUnchanged
+	if r.Status == resolve.StatusSuperseded && !c.pol.acceptsSuperseded(r) {
 		er.Status = EvidenceStale
 		er.Reasons = append(er.Reasons, "superseded_by:"+r.CurrentVersion)
 		if c.pol.Superseded == "review" {

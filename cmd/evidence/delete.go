@@ -11,7 +11,9 @@ func newDeleteCommand(o *options) *cobra.Command {
 		Short: "Delete a document or one version, leaving a tombstone",
 		Long: `delete removes the text and chunks of a document's versions (or of --version only) and leaves a
 tombstone: resolving them answers deleted, never not_found. Deleting the current version leaves the
-document with no current version; an older version is never promoted silently.`,
+document with no current version; an older version is never promoted silently. Deleted stays deleted: a
+later ingest of the document, or of the deleted bytes under any id, is skipped as deleted unless
+ingest --undelete (docs/versions.md).`,
 		Args: argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			db, err := o.openStore(false)

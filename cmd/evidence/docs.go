@@ -167,6 +167,12 @@ func newShowCommand(o *options) *cobra.Command {
 			if d.Deleted {
 				o.printf("deleted   yes\n")
 			}
+			if !d.ACLUpdated.IsZero() {
+				o.printf("acl updated %s\n", d.ACLUpdated.Format("2006-01-02 15:04:05Z"))
+			}
+			if !d.URLUpdated.IsZero() {
+				o.printf("url updated %s\n", d.URLUpdated.Format("2006-01-02 15:04:05Z"))
+			}
 			for _, vv := range out.VersionDetails {
 				v := vv.Version
 				o.printf("\nversion %s  %s\n  created %s  %s  %s\n  source  %s  %d bytes  blake3 %s\n  text    %d code points  blake3 %s\n  %d pages, %d chunks, %d quarantined\n  fingerprint %s\n",

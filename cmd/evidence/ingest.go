@@ -27,11 +27,15 @@ func newIngestCommand(o *options) *cobra.Command {
 		Short: "Ingest files and directories (.pdf, .txt, .md, .html) as immutable document versions",
 		Long: `Ingest extracts canonical text from each file, chunks it, validates every chunk against the
 stored text and writes each document version in one transaction. Directories are walked recursively
-(hidden entries skipped); a document's id is its path relative to the directory given, or the file name.
+(hidden entries skipped); a document's id is its path relative to --base (the current directory by
+default), whatever argument named the file, so one file gets one id (docs/versions.md).
 
-Same bytes and settings again: nothing is written (status unchanged). Changed bytes: a new current
-version; the old one stays resolvable as superseded. A file that fails is reported and recorded,
-and the batch goes on; the exit code is then 3.
+Same bytes again: nothing is written (status unchanged); without --chunk-size, --overlap or --chunks a
+document is cut as its current version was, so a plain re-ingest never undoes a rebuild. --url and --acl
+of unchanged bytes update the document's metadata without a new version. Changed bytes: a new current
+version; the old one stays resolvable as superseded. A deleted document (or a deleted version's bytes)
+is skipped as deleted unless --undelete. A file that fails is reported and recorded, and the batch goes
+on; the exit code is then 3.
 
 With --chunks, the chunks of another pipeline (LangChain, LlamaIndex, Haystack or the generic form;
 see docs/chunk-import.md) are validated against the canonical text instead of cutting our own: each is
@@ -50,6 +54,9 @@ nothing is written to the store.`,
 			if err := importFlags(cmd, maxQuar, &opts.MaxQuarantined); err != nil {
 				return err
 			}
+			if !cmd.Flags().Changed("chunk-size") && !cmd.Flags().Changed("overlap") {
+				opts.Chunk = ingest.ChunkOptions{} // the document's current settings, else the defaults
+			}
 			db, closeDB, err := openForBatch(o, opts.DryRun)
 			if err != nil {
 				return err
@@ -64,11 +71,13 @@ nothing is written to the store.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.ID, "id", "", "document id (only with a single file; default: path relative to the ingest root)")
+	f.StringVar(&opts.ID, "id", "", "document id (only with a single file; default: its path relative to --base)")
 	f.StringVar(&opts.URL, "url", "", "source URL of the file, or base URL for a directory (default: file:// URL of the path)")
 	f.StringVar(&acl, "acl", "", "comma-separated principals allowed to read (default: keep the stored list; empty list: everyone)")
-	f.IntVar(&opts.Chunk.Size, "chunk-size", ingest.DefaultChunkOptions.Size, "target chunk size in code points")
-	f.IntVar(&opts.Chunk.Overlap, "overlap", ingest.DefaultChunkOptions.Overlap, "overlap between consecutive chunks in code points")
+	f.IntVar(&opts.Chunk.Size, "chunk-size", ingest.DefaultChunkOptions.Size, "target chunk size in code points (unset: the document's current settings, else this default)")
+	f.IntVar(&opts.Chunk.Overlap, "overlap", ingest.DefaultChunkOptions.Overlap, "overlap between consecutive chunks in code points (unset: as --chunk-size)")
+	f.StringVar(&opts.Base, "base", ".", "directory that document ids are paths relative to")
+	f.BoolVar(&opts.Undelete, "undelete", false, "store files whose document, version or bytes were deleted (skipped as deleted otherwise)")
 	f.IntVar(&opts.Workers, "workers", 0, "parallel extractors (default: number of CPUs)")
 	f.Int64Var(&opts.MaxBytes, "max-bytes", ingest.DefaultMaxBytes, "largest source file accepted, in bytes")
 	f.DurationVar(&opts.PDF.Timeout, "pdf-timeout", ingest.DefaultPDFTimeout, "wall-clock limit for extracting one PDF")
@@ -178,6 +187,8 @@ func printSummary(o *options, sum *ingest.Summary, took time.Duration) {
 			fmt.Fprintf(o.stderr, "           hint: %s\n", r.Hint)
 			o.printf("%s%-10s %s  %s  %d chunks, %d quarantined, %d pages; imported %s chunks, %d repaired; %s\n", would, r.Status, r.DocumentID,
 				r.DocumentVersion, r.Chunks, r.Quarantined, r.Pages, r.ChunksFormat, r.Repaired, r.ImportConvention())
+		case ingest.Deleted:
+			o.printf("%-10s %s  skipped: %s (%s; --undelete stores it again)\n", r.Status, r.DocumentID, r.Message, r.Reason)
 		default:
 			status, would := r.Status, would
 			if r.Restored {
@@ -193,16 +204,25 @@ func printSummary(o *options, sum *ingest.Summary, took time.Duration) {
 					o.printf("; %s", r.ImportConvention())
 				}
 			}
+			if len(r.MetadataUpdated) > 0 {
+				o.printf("; updated %s", strings.Join(r.MetadataUpdated, ", "))
+			}
 			o.printf("\n")
+		}
+		for _, w := range r.Warnings {
+			fmt.Fprintf(o.stderr, "warning    %s: %s\n", r.Path, w)
 		}
 	}
 	mb := float64(sum.SourceBytes) / 1e6
-	rejected := ""
+	rejected, deleted := "", ""
 	if sum.Rejected > 0 {
 		rejected = fmt.Sprintf("%d rejected, ", sum.Rejected)
 	}
-	o.printf("%d files: %d ingested, %d unchanged, %s%d failed; %d chunks, %d quarantined; %.1f MB in %s\n",
-		len(sum.Results), sum.Ingested, sum.Unchanged, rejected, sum.Failed, sum.Chunks, sum.Quarantined, mb, took.Round(time.Millisecond))
+	if sum.Deleted > 0 {
+		deleted = fmt.Sprintf(", %d deleted", sum.Deleted)
+	}
+	o.printf("%d files: %d ingested, %d unchanged, %s%d failed%s; %d chunks, %d quarantined; %.1f MB in %s\n",
+		len(sum.Results), sum.Ingested, sum.Unchanged, rejected, sum.Failed, deleted, sum.Chunks, sum.Quarantined, mb, took.Round(time.Millisecond))
 	if sum.DryRun {
 		o.printf("dry run: nothing written to %s\n", o.db)
 	}

@@ -45,7 +45,7 @@ func judgeCLIStore(t *testing.T) (db, reqFile string) {
 		t.Fatal(err)
 	}
 	db = filepath.Join(dir, "e.db")
-	if code, _, errs := runCLI(t, "--db", db, "ingest", doc); code != exitOK {
+	if code, _, errs := runCLI(t, "--db", db, "ingest", "--base", dir, doc); code != exitOK {
 		t.Fatalf("ingest: exit %d: %s", code, errs)
 	}
 	code, out, _ := runCLI(t, "--db", db, "chunks", "policy.md")

@@ -70,7 +70,7 @@ func TestInProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := filepath.Join(t.TempDir(), "e.db")
-	code, out, errs := runCLI(t, "--db", db, "--json", "ingest", sample, "--acl", "analyst@example.com")
+	code, out, errs := runCLI(t, "--db", db, "--json", "ingest", "--base", sample, sample, "--acl", "analyst@example.com")
 	if code != exitOK {
 		t.Fatalf("ingest: exit %d: %s", code, errs)
 	}

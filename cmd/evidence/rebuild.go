@@ -19,7 +19,9 @@ func newRebuildCommand(o *options) *cobra.Command {
 		Short: "Make new versions from stored canonical text with new chunk settings or a new import manifest",
 		Long: `rebuild re-chunks the current version of each document (all documents when none is named) from
 its stored canonical text, never re-extracting the source, and makes the result the current version. The
-earlier versions stay resolvable as superseded, so chunk ids that answers already cite keep resolving.
+earlier versions stay resolvable as superseded, so chunk ids that answers already cite keep resolving; as
+their canonical text is the current text, they resolve with text_unchanged and the default policy accepts
+them. A later plain ingest of the unchanged source keeps the new settings.
 With --chunks, one document gets the chunks of a new import manifest (validated, read and gated as by
 ingest --chunks: --offsets, --max-quarantined). With --dry-run, nothing is written.`,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -72,7 +72,11 @@ func printResolution(o *options, r *resolve.Resolution, l *resolve.DeepLink) {
 	}
 	o.printf("document  %s\nversion   %s (%s)\n", r.DocumentID, r.DocumentVersion, r.VersionStatus)
 	if r.CurrentVersion != "" {
-		o.printf("current   %s\n", r.CurrentVersion)
+		o.printf("current   %s", r.CurrentVersion)
+		if r.TextUnchanged {
+			o.printf(" (text unchanged: this span is the current text)")
+		}
+		o.printf("\n")
 	}
 	if !r.Served() {
 		return

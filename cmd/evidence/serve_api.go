@@ -670,14 +670,15 @@ func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 	if err := os.Rename(tmp, path); err != nil {
 		return err
 	}
-	opts := ingest.Options{ID: fields.Get("id"), URL: fields.Get("url"), Workers: 1}
+	opts := ingest.Options{ID: fields.Get("id"), URL: fields.Get("url"), Workers: 1, Undelete: fields.Get("undelete") == "true"}
 	if opts.ID == "" {
 		opts.ID = name
 	}
 	if opts.URL == "" {
 		// Ingest would record the temporary file's path; an upload has no
-		// location a reader can open, and a URN says so.
-		opts.URL = "urn:evidence:upload:" + url.PathEscape(opts.ID)
+		// location a reader can open, and a URN says so. It is no URL the
+		// caller named: a version stored already keeps its own.
+		opts.DefaultURL = "urn:evidence:upload:" + url.PathEscape(opts.ID)
 	}
 	for _, a := range fields["acl"] {
 		for _, p := range strings.Split(a, ",") {
@@ -686,7 +687,13 @@ func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 			}
 		}
 	}
-	if opts.Chunk.Size, err = intParam(fields, "chunk_size", 0); err != nil {
+	// Without chunk_size and overlap the document is cut as its current
+	// version was (a plain re-ingest never undoes a rebuild).
+	chunkSize := 0
+	if fields.Has("overlap") {
+		chunkSize = ingest.DefaultChunkOptions.Size
+	}
+	if opts.Chunk.Size, err = intParam(fields, "chunk_size", chunkSize); err != nil {
 		return err
 	}
 	if opts.Chunk.Overlap, err = intParam(fields, "overlap", ingest.DefaultChunkOptions.Overlap); err != nil {
@@ -713,6 +720,8 @@ func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 		status = http.StatusOK
 	case ingest.Failed:
 		status = http.StatusUnprocessableEntity
+	case ingest.Deleted:
+		status = http.StatusConflict // deleted before: stored again only with undelete=true
 	}
 	return writeJSON(w, status, res)
 }
@@ -742,7 +751,7 @@ func readMultipart(r *http.Request, fields url.Values, tmp string, limit int64) 
 			if size, err = saveBody(part, tmp); err != nil {
 				return 0, uploadError(err, limit)
 			}
-		case name == "id" || name == "filename" || name == "url" || name == "acl" || name == "chunk_size" || name == "overlap":
+		case name == "id" || name == "filename" || name == "url" || name == "acl" || name == "chunk_size" || name == "overlap" || name == "undelete":
 			v, err := io.ReadAll(io.LimitReader(part, 4<<10))
 			if err != nil {
 				return 0, uploadError(err, limit)

@@ -54,7 +54,7 @@ func newServerMetrics(db *store.DB) *serverMetrics {
 		Name: "evidence_verification_failures_total", Help: "Verification failures by category (support, coverage, resolution, version, permission).",
 	}, []string{"category"})
 	m.ingests = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "evidence_ingests_total", Help: "Uploaded documents by ingest outcome (ingested, unchanged, failed).",
+		Name: "evidence_ingests_total", Help: "Uploaded documents by ingest outcome (ingested, unchanged, failed, deleted).",
 	}, []string{"status"})
 	m.traces = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "evidence_traces_total", Help: "Verification traces stored behind the responses (--trace-writes async), by outcome (written, failed).",

@@ -197,8 +197,11 @@ func fillPage(tx *store.Tx, p *viewPage, c *resolve.Cited, mark bool) error {
 	}
 	if c.Status == resolve.StatusSuperseded {
 		msg := "This version is superseded: a newer version of the document was ingested. The text below is the version the citation points at."
-		if c.CurrentVersion == "" {
+		switch {
+		case c.CurrentVersion == "":
 			msg = "This version is superseded, and the document has no current version now. The text below is the version the citation points at."
+		case c.TextUnchanged:
+			msg = "This version is superseded by a rebuild: the current version's text is the same, so the text below is the current text too."
 		}
 		p.Notices = append(p.Notices, msg)
 	}

@@ -191,6 +191,12 @@ func printReport(o *options, r *verify.Report) {
 			if e.DocumentID != "" && e.Status != verify.EvidenceForbidden {
 				o.printf(" %s p.%d [%d, %d)", e.DocumentID, e.PageNumber, e.SourceStart, e.SourceEnd)
 			}
+			if e.VersionStatus == string(store.StatusSuperseded) {
+				o.printf(" superseded")
+				if e.TextUnchanged {
+					o.printf(", text unchanged in %s", e.CurrentVersion)
+				}
+			}
 			if len(e.Reasons) > 0 {
 				o.printf(" [%s]", strings.Join(e.Reasons, ", "))
 			}

@@ -20,7 +20,7 @@ func TestVerifyWithoutClaims(t *testing.T) {
 	if err := os.WriteFile(doc, []byte("# Expense Policy\n\nSubmit reports within 14 days, effective 2025-01-01.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errs := runCLI(t, "--db", db, "ingest", doc); code != exitOK {
+	if code, _, errs := runCLI(t, "--db", db, "ingest", "--base", dir, doc); code != exitOK {
 		t.Fatalf("ingest: exit %d: %s", code, errs)
 	}
 	code, out, _ := runCLI(t, "--db", db, "chunks", "policy.md")

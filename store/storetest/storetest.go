@@ -53,9 +53,15 @@ func OpenPath(t testing.TB, path string, opts *store.Options) *store.DB {
 // chunks cut every chunkLen code points (one chunk for the whole text when
 // chunkLen <= 0; none for an empty text), each with its pages and span hash.
 func NewVersion(docID, text string, chunkLen int) *store.NewVersion {
+	return NewVersionWith(docID, text, chunkLen, Fingerprint)
+}
+
+// NewVersionWith is NewVersion with another pipeline fingerprint: the same
+// source bytes cut otherwise, as a rebuild makes them.
+func NewVersionWith(docID, text string, chunkLen int, fingerprint string) *store.NewVersion {
 	b := []byte(text)
 	src := store.HashString(text)
-	id := store.VersionID(docID, src, Fingerprint)
+	id := store.VersionID(docID, src, fingerprint)
 	txt := store.NewText(b)
 	n := txt.Len()
 
@@ -97,7 +103,7 @@ func NewVersion(docID, text string, chunkLen int) *store.NewVersion {
 			DocumentID:  docID,
 			SourceHash:  src,
 			TextHash:    src,
-			Fingerprint: Fingerprint,
+			Fingerprint: fingerprint,
 			MediaType:   "text/plain",
 			SourcePath:  docID,
 			SourceBytes: int64(len(b)),
