@@ -48,7 +48,7 @@ func (cv Convention) String() string {
 
 // formatRules are the conventions each manifest shape allows, the one its
 // documentation gives first (preferred on a tie). The generic shape is
-// ours (DESIGN §2 units) and Haystack's split_idx_start counts from the
+// ours (docs/contract.md#units) and Haystack's split_idx_start counts from the
 // document; LangChain and LlamaIndex PDF loaders make one document per
 // page, but pipelines also split whole texts and set the page themselves.
 var formatRules = map[string]struct {
@@ -155,8 +155,9 @@ func detect(cands []Convention, chunks []ImportedChunk, txt store.Text, layout *
 	return best
 }
 
-// claim turns an imported chunk into a claim in DESIGN §2 units (absolute
-// code points, pages from 1) under the convention. The error is set when
+// claim turns an imported chunk into a claim in the project's units
+// (docs/contract.md#units: absolute code points, pages from 1) under the
+// convention. The error is set when
 // the claimed offsets mean nothing: none given, or relative to a page that
 // does not exist.
 func (cv Convention) claim(ic *ImportedChunk, txt store.Text, layout *store.Layout, lead []int) (resolve.Claim, *resolve.QuarantineError) {

@@ -30,7 +30,7 @@ type ImportOptions struct {
 }
 
 // ImportChunks validates chunks imported from another pipeline against the
-// canonical text and layout of the version about to be stored (DESIGN §4),
+// canonical text and layout of the version about to be stored (docs/contract.md#validation-and-quarantine),
 // and returns their records in manifest order, and the convention under
 // which the manifest was read: of those its format allows (offsets from
 // the document or from the page, pages from 0 or 1, page text stripped),

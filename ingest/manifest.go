@@ -13,7 +13,7 @@ import (
 
 // Manifest formats: the chunk shapes of other pipelines that `ingest
 // --chunks` reads. Offsets of every shape are Python str indices, that is
-// Unicode code points, the unit of DESIGN §2.
+// Unicode code points, the unit of docs/contract.md#units.
 const (
 	FormatAuto       = "auto"       // detect from the first chunk's keys
 	FormatGeneric    = "generic"    // text, source_start, source_end, page_number, page_label, section_path, chunk_id

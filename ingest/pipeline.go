@@ -563,7 +563,7 @@ func OwnClaims(txt store.Text, layout *store.Layout, spans []Span) []resolve.Cla
 }
 
 // BuildChunks validates each claim against the text and layout to be
-// stored (DESIGN §4) and returns the chunk records: coordinates from the
+// stored (docs/contract.md#validation-and-quarantine) and returns the chunk records: coordinates from the
 // layout for chunks that resolve, the finding for those that do not.
 func BuildChunks(version string, txt store.Text, layout *store.Layout, claims []resolve.Claim) []store.Chunk {
 	chunks := make([]store.Chunk, len(claims))
