@@ -157,9 +157,8 @@ func detect(cands []Convention, chunks []ImportedChunk, txt store.Text, layout *
 
 // claim turns an imported chunk into a claim in the project's units
 // (docs/contract.md#units: absolute code points, pages from 1) under the
-// convention. The error is set when
-// the claimed offsets mean nothing: none given, or relative to a page that
-// does not exist.
+// convention. The error is set when the claimed offsets mean nothing:
+// none given, or relative to a page that does not exist.
 func (cv Convention) claim(ic *ImportedChunk, txt store.Text, layout *store.Layout, lead []int) (resolve.Claim, *resolve.QuarantineError) {
 	c := resolve.Claim{Start: ic.Start, End: ic.End, Text: ic.Text, HasText: true, HasPage: ic.HasPage, PageLabel: ic.PageLabel,
 		Section: ic.Section, HasSection: ic.HasSection}
