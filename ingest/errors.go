@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"errors"
+	"io/fs"
 	"strings"
 )
 
@@ -32,6 +33,8 @@ const (
 	ReasonUnsupported = "unsupported"
 	ReasonTooLarge    = "too_large"
 	ReasonUnreadable  = "unreadable"
+	// ReasonNotFound fails a rebuild of a document the store does not hold.
+	ReasonNotFound = "not_found"
 )
 
 // ExtractError reports a source that could not be read or extracted at all.
@@ -49,12 +52,7 @@ func (e *ExtractError) Error() string {
 	}
 	// A path or an OS error may hold line breaks; the message stays one line
 	// because batch reports print one failure a line.
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' {
-			return ' '
-		}
-		return r
-	}, msg)
+	return oneLine(msg)
 }
 
 // Unwrap returns the cause, so errors.Is(err, ErrBinary) and the like work.
@@ -75,4 +73,62 @@ func reasonOf(err error) string {
 		return ReasonTooLarge
 	}
 	return ReasonUnreadable
+}
+
+// Detail returns what went wrong with the input at path, for a batch
+// result that records the path and the reason code beside it: err's
+// message without the path, the reason code, the package prefixes and the
+// text of the reason's sentinel, so a report line reads
+// "docs/bin.md: binary: NUL byte at byte offset 1", not
+// "docs/bin.md: ingest: docs/bin.md: binary: binary content: NUL byte …".
+// A path other than path (a manifest, a --text file) is kept. Detail is ""
+// when the reason code says it all (an empty file).
+func Detail(err error, path string) string {
+	if err == nil {
+		return ""
+	}
+	msg, reason := err.Error(), ""
+	var ee *ExtractError
+	if errors.As(err, &ee) {
+		reason = ee.Reason
+		msg = ""
+		if ee.Err != nil {
+			msg = ee.Err.Error()
+		}
+		if ee.Path != path {
+			msg = ee.Path + ": " + msg
+		}
+	}
+	// An OS error names its operation and path: the path is the result's.
+	var pe *fs.PathError
+	if errors.As(err, &pe) && (pe.Path == path || ee != nil && pe.Path == ee.Path) {
+		msg = strings.Replace(msg, pe.Error(), pe.Err.Error(), 1)
+	}
+	trim := func(prefix string) bool { // prefix, then ": " or the end
+		rest, ok := strings.CutPrefix(msg, prefix)
+		if !ok || prefix == "" || rest != "" && !strings.HasPrefix(rest, ":") {
+			return false
+		}
+		msg = strings.TrimLeft(rest, ": ")
+		return true
+	}
+	for trim("ingest") || trim(path) || trim(reason) {
+	}
+	for _, sentinel := range []error{ErrEmpty, ErrBinary, ErrInvalidUTF8, ErrUnsupported, ErrTooLarge} {
+		if errors.Is(err, sentinel) && trim(strings.TrimPrefix(sentinel.Error(), "ingest: ")) {
+			break
+		}
+	}
+	return strings.TrimSpace(oneLine(msg))
+}
+
+// oneLine replaces line breaks, which a path or an OS error may hold: batch
+// reports print one failure a line.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' {
+			return ' '
+		}
+		return r
+	}, s)
 }

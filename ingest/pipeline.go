@@ -72,6 +72,12 @@ const (
 	Ingested  = "ingested"
 	Unchanged = "unchanged"
 	Failed    = "failed"
+	Skipped   = "skipped" // met in a directory walk and not ingested (Reason says why); not a failure
+)
+
+// Reason codes of skipped files.
+const (
+	ReasonNotRegular = "not_regular" // a symbolic link, device, socket or pipe: walks do not follow them
 )
 
 // Result is the outcome for one source file.
@@ -79,7 +85,7 @@ type Result struct {
 	Path            string `json:"path"`
 	DocumentID      string `json:"document_id"`
 	DocumentVersion string `json:"document_version,omitempty"`
-	Status          string `json:"status"` // ingested, unchanged or failed
+	Status          string `json:"status"` // ingested, unchanged, failed or skipped
 	Restored        bool   `json:"restored,omitempty"`
 	Superseded      string `json:"superseded,omitempty"` // the version this one replaced as current
 	MediaType       string `json:"media_type,omitempty"`
@@ -99,6 +105,7 @@ type Summary struct {
 	Ingested    int       `json:"ingested"`
 	Unchanged   int       `json:"unchanged"`
 	Failed      int       `json:"failed"`
+	Skipped     int       `json:"skipped"`
 	Chunks      int       `json:"chunks"`
 	Quarantined int       `json:"quarantined"`
 	SourceBytes int64     `json:"source_bytes"`
@@ -114,6 +121,8 @@ func (sum *Summary) total() {
 			sum.Unchanged++
 		case Failed:
 			sum.Failed++
+		case Skipped:
+			sum.Skipped++
 		}
 		sum.Chunks += r.Chunks
 		sum.Quarantined += r.Quarantined
@@ -252,7 +261,9 @@ func Run(ctx context.Context, db Store, paths []string, opts Options) (*Summary,
 		}
 	}
 	for _, r := range failed {
-		recordFailure(db, r)
+		if r.Status == Failed {
+			recordFailure(db, r)
+		}
 		report(r)
 	}
 
@@ -291,11 +302,13 @@ func Run(ctx context.Context, db Store, paths []string, opts Options) (*Summary,
 
 // collect expands paths into sources with their document ids. Inputs that
 // cannot be walked become failed results; duplicate ids fail the later file.
+// Files of a walk that are not ingested (unsupported types, links, devices)
+// come last, as skipped results; hidden entries are left out unreported.
 func collect(paths []string, opts Options) ([]source, []*Result, error) {
 	var sources []source
-	var failed []*Result
+	var failed, skipped []*Result
 	fail := func(p, id, reason string, err error) {
-		failed = append(failed, &Result{Path: p, DocumentID: id, Status: Failed, Reason: reason, Error: err.Error()})
+		failed = append(failed, &Result{Path: p, DocumentID: id, Status: Failed, Reason: reason, Error: Detail(err, p)})
 	}
 	for _, p := range paths {
 		fi, err := os.Stat(p)
@@ -322,7 +335,14 @@ func collect(paths []string, opts Options) ([]source, []*Result, error) {
 				}
 				return nil
 			}
-			if d.IsDir() || !d.Type().IsRegular() || !Supported(fp) {
+			switch {
+			case d.IsDir():
+				return nil
+			case !d.Type().IsRegular():
+				skipped = append(skipped, &Result{Path: fp, Status: Skipped, Reason: ReasonNotRegular, Error: notRegular(d.Type())})
+				return nil
+			case !Supported(fp):
+				skipped = append(skipped, &Result{Path: fp, Status: Skipped, Reason: ReasonUnsupported, Error: "no extractor for this file type"})
 				return nil
 			}
 			rel, err := filepath.Rel(p, fp)
@@ -370,7 +390,22 @@ func collect(paths []string, opts Options) ([]source, []*Result, error) {
 		}
 		kept = append(kept, s)
 	}
-	return kept, failed, nil
+	return kept, append(failed, skipped...), nil
+}
+
+// notRegular says what kind of file a walk skipped.
+func notRegular(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link (walks do not follow links; give its target)"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
 }
 
 // prepared is a source ready for the writer: a new version, or a result
@@ -386,7 +421,7 @@ func prepare(db Store, s source, opts Options) *prepared {
 	r := &Result{Path: s.path, DocumentID: s.id}
 	p := &prepared{result: r}
 	fail := func(err error) *prepared {
-		r.Status, r.Error = Failed, err.Error()
+		r.Status, r.Error = Failed, Detail(err, s.path)
 		var ee *ExtractError
 		if errors.As(err, &ee) {
 			r.Reason = ee.Reason

@@ -35,6 +35,6 @@ document with no current version; an older version is never promoted silently.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&version, "version", "", "delete only this version")
+	cmd.Flags().StringVar(&version, "version", "", "delete only this `VERSION` of the document (its other versions stay)")
 	return cmd
 }

@@ -4,21 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/evidence-rag/evidence/ingest"
 )
 
 func newIngestCommand(o *options) *cobra.Command {
 	var (
-		opts ingest.Options
-		acl  string
+		opts          ingest.Options
+		acl           string
+		progressEvery time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "ingest PATH... | ingest SOURCE --chunks MANIFEST [--text TEXT] [--repair]",
@@ -36,6 +35,9 @@ see docs/chunk-import.md) are validated against the canonical text instead of cu
 accepted, quarantined with a reason, or with --repair re-anchored with the repair recorded.`,
 		Args: argsBetween(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkIngestFlags(cmd.Flags(), &opts); err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("acl") {
 				opts.ACL = splitList(acl)
 			}
@@ -45,28 +47,33 @@ accepted, quarantined with a reason, or with --repair re-anchored with the repai
 			}
 			defer db.Close()
 			start := time.Now()
-			if f, ok := o.stderr.(*os.File); ok && !o.json && term.IsTerminal(int(f.Fd())) {
-				opts.Progress = progressBar(o)
-			}
+			var stop func()
+			opts.Progress, stop = progressFor(o, progressEvery)
 			sum, err := ingest.Run(context.Background(), db, args, opts)
-			return finishBatch(o, sum, err, start, "files")
+			stop()
+			if err == nil {
+				reportEmpty(o, args, sum)
+			}
+			return finishBatch(o, sum, err, start, "file")
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.ID, "id", "", "document id (only with a single file; default: path relative to the ingest root)")
-	f.StringVar(&opts.URL, "url", "", "source URL of the file, or base URL for a directory (default: file:// URL of the path)")
-	f.StringVar(&acl, "acl", "", "comma-separated principals allowed to read (default: keep the stored list; empty list: everyone)")
-	f.IntVar(&opts.Chunk.Size, "chunk-size", ingest.DefaultChunkOptions.Size, "target chunk size in code points")
-	f.IntVar(&opts.Chunk.Overlap, "overlap", ingest.DefaultChunkOptions.Overlap, "overlap between consecutive chunks in code points")
-	f.IntVar(&opts.Workers, "workers", 0, "parallel extractors (default: number of CPUs)")
-	f.Int64Var(&opts.MaxBytes, "max-bytes", ingest.DefaultMaxBytes, "largest source file accepted, in bytes")
-	f.DurationVar(&opts.PDF.Timeout, "pdf-timeout", ingest.DefaultPDFTimeout, "wall-clock limit for extracting one PDF")
-	f.Uint64Var(&opts.PDF.MemoryBytes, "pdf-memory", ingest.DefaultPDFMemoryBytes, "address space a PDF worker may add, in bytes")
-	f.IntVar(&opts.PDF.MaxPages, "pdf-max-pages", ingest.DefaultPDFMaxPages, "refuse PDFs with more pages (too_large)")
-	f.IntVar(&opts.PDF.MaxTextBytes, "pdf-max-text", ingest.DefaultPDFMaxTextBytes, "refuse PDFs whose text exceeds this many bytes (too_large)")
-	f.StringVar(&opts.Chunks, "chunks", "", "chunk manifest (JSON Lines) of another pipeline to validate and store for the one SOURCE")
-	f.StringVar(&opts.ChunksFormat, "chunks-format", ingest.FormatAuto, "manifest shape: auto, generic, langchain, llamaindex, haystack")
-	f.StringVar(&opts.TextFile, "text", "", "canonical text the other pipeline used (pages separated by form feeds), instead of extracting SOURCE")
+	f.StringVar(&opts.ID, "id", "", "store the one file given under this document `ID` (default: its path relative to the ingest root)")
+	f.StringVar(&opts.URL, "url", "", "reader-facing source `URL` of the file, or base URL that a directory's relative paths join (default: the file:// URL of the path)")
+	f.StringVar(&acl, "acl", "", "comma-separated `PRINCIPALS` allowed to read the documents (default: keep the stored list; empty: everyone)")
+	f.IntVar(&opts.Chunk.Size, "chunk-size", ingest.DefaultChunkOptions.Size, "cut chunks of at most `N` code points (1 or more)")
+	f.IntVar(&opts.Chunk.Overlap, "overlap", ingest.DefaultChunkOptions.Overlap, "let consecutive chunks share `N` code points (0 to half the chunk size, less one)")
+	f.IntVar(&opts.Workers, "workers", 0, "extract `N` files in parallel (default 0: one per CPU)")
+	f.Int64Var(&opts.MaxBytes, "max-bytes", ingest.DefaultMaxBytes, "fail source files larger than this many `BYTES` (too_large)")
+	f.DurationVar(&opts.PDF.Timeout, "pdf-timeout", ingest.DefaultPDFTimeout, "wall-clock limit for extracting one PDF (timeout)")
+	f.Uint64Var(&opts.PDF.MemoryBytes, "pdf-memory", ingest.DefaultPDFMemoryBytes, "address space a PDF worker process may add, in `BYTES` (memory_limit)")
+	f.IntVar(&opts.PDF.MaxPages, "pdf-max-pages", ingest.DefaultPDFMaxPages, "fail PDFs with more than `N` pages (too_large)")
+	f.IntVar(&opts.PDF.MaxTextBytes, "pdf-max-text", ingest.DefaultPDFMaxTextBytes, "fail PDFs whose text exceeds this many `BYTES` (too_large)")
+	f.StringVar(&opts.Chunks, "chunks", "", "validate and store the chunks of this JSON Lines `MANIFEST` of another pipeline for the one SOURCE, instead of cutting our own")
+	f.StringVar(&opts.ChunksFormat, "chunks-format", ingest.FormatAuto, "`FORMAT` of the --chunks manifest: "+strings.Join(chunksFormats, ", "))
+	f.StringVar(&opts.TextFile, "text", "", "with --chunks: take this `FILE` as the canonical text the other pipeline used (pages separated by form feeds) instead of extracting SOURCE")
+	f.DurationVar(&progressEvery, "progress-interval", defaultProgressEvery, "when stderr is not a terminal, write a progress line this often (0: never)")
+	_ = f.MarkHidden("progress-interval")
 	f.BoolVar(&opts.Repair, "repair", false, "re-anchor imported chunks whose coordinates do not resolve, recording each repair")
 	return cmd
 }
@@ -96,25 +103,24 @@ func finishBatch(o *options, sum *ingest.Summary, err error, start time.Time, no
 			return err
 		}
 	} else {
-		printSummary(o, sum, time.Since(start))
+		printSummary(o, sum, time.Since(start), noun)
 	}
-	if sum.Failed > 0 {
-		return &exitStatus{code: exitPartial, msg: fmt.Sprintf("%d of %d %s failed", sum.Failed, len(sum.Results), noun)}
-	}
-	return nil
+	return batchStatus(sum, noun)
 }
 
-func printSummary(o *options, sum *ingest.Summary, took time.Duration) {
+func printSummary(o *options, sum *ingest.Summary, took time.Duration, noun string) {
 	for _, r := range sum.Results {
 		switch r.Status {
 		case ingest.Failed:
-			fmt.Fprintf(o.stderr, "failed     %s: %s\n", r.Path, r.Error)
+			fmt.Fprintf(o.stderr, "failed     %s\n", reasonLine(r))
+		case ingest.Skipped:
+			o.printf("skipped    %s\n", reasonLine(r))
 		default:
 			status := r.Status
 			if r.Restored {
 				status = "restored"
 			}
-			o.printf("%-10s %s  %s  %d chunks, %d quarantined, %d pages", status, r.DocumentID, r.DocumentVersion, r.Chunks, r.Quarantined, r.Pages)
+			o.printf("%-10s %s  %s  %s, %d quarantined, %s", status, r.DocumentID, r.DocumentVersion, plural(r.Chunks, "chunk"), r.Quarantined, plural(r.Pages, "page"))
 			if r.ChunksFormat != "" {
 				o.printf("; imported %s chunks, %d repaired", r.ChunksFormat, r.Repaired)
 			}
@@ -122,8 +128,21 @@ func printSummary(o *options, sum *ingest.Summary, took time.Duration) {
 		}
 	}
 	mb := float64(sum.SourceBytes) / 1e6
-	o.printf("%d files: %d ingested, %d unchanged, %d failed; %d chunks, %d quarantined; %.1f MB in %s\n",
-		len(sum.Results), sum.Ingested, sum.Unchanged, sum.Failed, sum.Chunks, sum.Quarantined, mb, took.Round(time.Millisecond))
+	o.printf("%s: %d ingested, %d unchanged, %d failed", plural(len(sum.Results)-sum.Skipped, noun), sum.Ingested, sum.Unchanged, sum.Failed)
+	if sum.Skipped > 0 {
+		o.printf(", %d skipped", sum.Skipped)
+	}
+	o.printf("; %s, %d quarantined; %.1f MB in %s\n", plural(sum.Chunks, "chunk"), sum.Quarantined, mb, took.Round(time.Millisecond))
+}
+
+// reasonLine is a failed or skipped result as one line: path, reason code
+// and what went wrong, each once.
+func reasonLine(r *ingest.Result) string {
+	s := r.Path + ": " + r.Reason
+	if r.Error != "" {
+		s += ": " + r.Error
+	}
+	return s
 }
 
 // progressBar draws one status line on a terminal, redrawn at most every 100 ms.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,6 +20,9 @@ its stored canonical text, never re-extracting the source, and makes the result 
 earlier versions stay resolvable as superseded, so chunk ids that answers already cite keep resolving.
 With --chunks, one document gets the chunks of a new import manifest (validated as by ingest --chunks).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkChunkFlags(cmd.Flags(), &opts.Chunk); err != nil {
+				return err
+			}
 			db, err := o.openStore(false)
 			if err != nil {
 				return err
@@ -26,14 +30,14 @@ With --chunks, one document gets the chunks of a new import manifest (validated 
 			defer db.Close()
 			start := time.Now()
 			sum, err := ingest.Rebuild(context.Background(), db, args, opts)
-			return finishBatch(o, sum, err, start, "documents")
+			return finishBatch(o, sum, err, start, "document")
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&opts.Chunk.Size, "chunk-size", ingest.DefaultChunkOptions.Size, "target chunk size in code points")
-	f.IntVar(&opts.Chunk.Overlap, "overlap", ingest.DefaultChunkOptions.Overlap, "overlap between consecutive chunks in code points")
-	f.StringVar(&opts.Chunks, "chunks", "", "new chunk manifest for the one document named")
-	f.StringVar(&opts.ChunksFormat, "chunks-format", ingest.FormatAuto, "manifest shape: auto, generic, langchain, llamaindex, haystack")
-	f.BoolVar(&opts.Repair, "repair", false, "re-anchor imported chunks whose coordinates do not resolve")
+	f.IntVar(&opts.Chunk.Size, "chunk-size", ingest.DefaultChunkOptions.Size, "cut chunks of at most `N` code points (1 or more)")
+	f.IntVar(&opts.Chunk.Overlap, "overlap", ingest.DefaultChunkOptions.Overlap, "let consecutive chunks share `N` code points (0 to half the chunk size, less one)")
+	f.StringVar(&opts.Chunks, "chunks", "", "take the chunks of this JSON Lines `MANIFEST` for the one document named, instead of cutting our own")
+	f.StringVar(&opts.ChunksFormat, "chunks-format", ingest.FormatAuto, "`FORMAT` of the --chunks manifest: "+strings.Join(chunksFormats, ", "))
+	f.BoolVar(&opts.Repair, "repair", false, "re-anchor imported chunks whose coordinates do not resolve, recording each repair")
 	return cmd
 }

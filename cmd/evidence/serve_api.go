@@ -780,6 +780,9 @@ func (s *server) getQuarantine(w http.ResponseWriter, r *http.Request, c *caller
 			return errorf(http.StatusBadRequest, "bad_request", "%s=%q: want true or false", name, q.Get(name))
 		}
 	}
+	if err := f.check(); err != nil {
+		return errorf(http.StatusBadRequest, "bad_request", "%v", err)
+	}
 	rows := []quarantined{}
 	byReason := map[string]int{}
 	// What a chunk claimed is text of the document: access lists apply.
