@@ -28,7 +28,8 @@ stored text and writes each document version in one transaction. Directories are
 
 Same bytes and settings again: nothing is written (status unchanged). Changed bytes: a new current
 version; the old one stays resolvable as superseded. A file that fails is reported and recorded,
-and the batch goes on; the exit code is then 3.
+and the batch goes on; the exit code is then 3, or 1 when no file could be stored. Files of a walk
+that are not ingested (other types, links) are listed as skipped, with the reason.
 
 With --chunks, the chunks of another pipeline (LangChain, LlamaIndex, Haystack or the generic form;
 see docs/chunk-import.md) are validated against the canonical text instead of cutting our own: each is

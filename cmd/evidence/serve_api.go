@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -666,6 +667,17 @@ func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 	}
 	if opts.Chunk.Overlap, err = intParam(fields, "overlap", ingest.DefaultChunkOptions.Overlap); err != nil {
 		return err
+	}
+	// As the CLI's flags: a given overlap the chunker would reduce is
+	// refused, the default one fits itself to a small chunk size.
+	chunkSize := cmp.Or(opts.Chunk.Size, ingest.DefaultChunkOptions.Size)
+	if max := ingest.MaxOverlap(chunkSize); opts.Chunk.Overlap > max {
+		if fields.Get("overlap") != "" {
+			return errorf(http.StatusBadRequest, "bad_request", "overlap=%d: want 0 to %d code points with chunk_size %d (less than half a chunk)", opts.Chunk.Overlap, max, chunkSize)
+		}
+		if opts.Chunk.Overlap >= chunkSize {
+			opts.Chunk.Overlap = max
+		}
 	}
 	sum, err := ingest.Run(r.Context(), s.db, []string{path}, opts)
 	if errors.Is(err, ingest.ErrOptions) {
