@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"errors"
-	"io/fs"
 	"strings"
 )
 
@@ -75,35 +74,17 @@ func reasonOf(err error) string {
 	return ReasonUnreadable
 }
 
-// Detail returns what went wrong with the input at path, for a batch
-// result that records the path and the reason code beside it: err's
-// message without the path, the reason code, the package prefixes and the
-// text of the reason's sentinel, so a report line reads
-// "docs/bin.md: binary: NUL byte at byte offset 1", not
-// "docs/bin.md: ingest: docs/bin.md: binary: binary content: NUL byte …".
-// A path other than path (a manifest, a --text file) is kept. Detail is ""
-// when the reason code says it all (an empty file).
-func Detail(err error, path string) string {
-	if err == nil {
-		return ""
-	}
-	msg, reason := err.Error(), ""
-	var ee *ExtractError
-	if errors.As(err, &ee) {
-		reason = ee.Reason
-		msg = ""
-		if ee.Err != nil {
-			msg = ee.Err.Error()
-		}
-		if ee.Path != path {
-			msg = ee.Path + ": " + msg
-		}
-	}
-	// An OS error names its operation and path: the path is the result's.
-	var pe *fs.PathError
-	if errors.As(err, &pe) && (pe.Path == path || ee != nil && pe.Path == ee.Path) {
-		msg = strings.Replace(msg, pe.Error(), pe.Err.Error(), 1)
-	}
+// Detail returns what went wrong with the input at path, from the message
+// of a batch result that names the path and the reason code (Result.Error,
+// store.Failure.Error): the message without the path, the reason code, the
+// package prefixes, the operation and path of an OS error, and the text of
+// the reason's sentinel, for a report that prints the path and the reason
+// beside it. "ingest: docs/bin.md: binary: binary content: NUL byte at byte
+// offset 1" is "NUL byte at byte offset 1"; "stat missing.md: no such file or
+// directory" is "no such file or directory". Another file's path (a
+// manifest, a --text file) is kept. Detail is "" when the reason code says
+// it all (an empty file).
+func Detail(msg, path, reason string) string {
 	trim := func(prefix string) bool { // prefix, then ": " or the end
 		rest, ok := strings.CutPrefix(msg, prefix)
 		if !ok || prefix == "" || rest != "" && !strings.HasPrefix(rest, ":") {
@@ -114,13 +95,21 @@ func Detail(err error, path string) string {
 	}
 	for trim("ingest") || trim(path) || trim(reason) {
 	}
-	for _, sentinel := range []error{ErrEmpty, ErrBinary, ErrInvalidUTF8, ErrUnsupported, ErrTooLarge} {
-		if errors.Is(err, sentinel) && trim(strings.TrimPrefix(sentinel.Error(), "ingest: ")) {
-			break
+	if sentinel, ok := sentinels[reason]; ok {
+		trim(strings.TrimPrefix(sentinel.Error(), "ingest: "))
+	}
+	// An OS error: "open PATH: cause".
+	if op, rest, ok := strings.Cut(msg, " "); ok && path != "" && !strings.ContainsAny(op, " :") {
+		if cause, ok := strings.CutPrefix(rest, path+": "); ok {
+			msg = cause
 		}
 	}
 	return strings.TrimSpace(oneLine(msg))
 }
+
+// sentinels are the errors whose text a reason code says again.
+var sentinels = map[string]error{ReasonEmpty: ErrEmpty, ReasonBinary: ErrBinary, ReasonInvalidUTF8: ErrInvalidUTF8,
+	ReasonUnsupported: ErrUnsupported, ReasonTooLarge: ErrTooLarge}
 
 // oneLine replaces line breaks, which a path or an OS error may hold: batch
 // reports print one failure a line.

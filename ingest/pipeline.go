@@ -308,7 +308,10 @@ func collect(paths []string, opts Options) ([]source, []*Result, error) {
 	var sources []source
 	var failed, skipped []*Result
 	fail := func(p, id, reason string, err error) {
-		failed = append(failed, &Result{Path: p, DocumentID: id, Status: Failed, Reason: reason, Error: Detail(err, p)})
+		failed = append(failed, &Result{Path: p, DocumentID: id, Status: Failed, Reason: reason, Error: err.Error()})
+	}
+	skip := func(p string, err *ExtractError) {
+		skipped = append(skipped, &Result{Path: p, Status: Skipped, Reason: err.Reason, Error: err.Error()})
 	}
 	for _, p := range paths {
 		fi, err := os.Stat(p)
@@ -339,10 +342,10 @@ func collect(paths []string, opts Options) ([]source, []*Result, error) {
 			case d.IsDir():
 				return nil
 			case !d.Type().IsRegular():
-				skipped = append(skipped, &Result{Path: fp, Status: Skipped, Reason: ReasonNotRegular, Error: notRegular(d.Type())})
+				skip(fp, &ExtractError{Path: fp, Reason: ReasonNotRegular, Err: errors.New(notRegular(d.Type()))})
 				return nil
 			case !Supported(fp):
-				skipped = append(skipped, &Result{Path: fp, Status: Skipped, Reason: ReasonUnsupported, Error: "no extractor for this file type"})
+				skip(fp, &ExtractError{Path: fp, Reason: ReasonUnsupported, Err: ErrUnsupported})
 				return nil
 			}
 			rel, err := filepath.Rel(p, fp)
@@ -421,7 +424,7 @@ func prepare(db Store, s source, opts Options) *prepared {
 	r := &Result{Path: s.path, DocumentID: s.id}
 	p := &prepared{result: r}
 	fail := func(err error) *prepared {
-		r.Status, r.Error = Failed, Detail(err, s.path)
+		r.Status, r.Error = Failed, err.Error()
 		var ee *ExtractError
 		if errors.As(err, &ee) {
 			r.Reason = ee.Reason

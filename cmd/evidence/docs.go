@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/evidence-rag/evidence/ingest"
 	"github.com/evidence-rag/evidence/store"
 )
 
@@ -70,7 +71,11 @@ func newDocsCommand(o *options) *cobra.Command {
 			}
 			w.Flush()
 			for _, f := range failures {
-				o.printf("failed ingest: %s (%s): %s\n", f.Path, f.Reason, f.Error)
+				o.printf("failed ingest: %s (%s)", f.Path, f.Reason)
+				if d := ingest.Detail(f.Error, f.Path, f.Reason); d != "" {
+					o.printf(": %s", d)
+				}
+				o.printf("\n")
 			}
 			return nil
 		},

@@ -140,8 +140,8 @@ func printSummary(o *options, sum *ingest.Summary, took time.Duration, noun stri
 // and what went wrong, each once.
 func reasonLine(r *ingest.Result) string {
 	s := r.Path + ": " + r.Reason
-	if r.Error != "" {
-		s += ": " + r.Error
+	if d := ingest.Detail(r.Error, r.Path, r.Reason); d != "" {
+		s += ": " + d
 	}
 	return s
 }
