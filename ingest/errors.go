@@ -104,6 +104,15 @@ func Detail(msg, path, reason string) string {
 			msg = cause
 		}
 	}
+	// Another file's error of the same reason (a manifest, a --text file):
+	// "m.jsonl: unreadable: open m.jsonl: …" is "m.jsonl: …".
+	if other, rest, ok := strings.Cut(msg, ": "+reason); ok && reason != "" && !strings.Contains(other, ": ") &&
+		(rest == "" || strings.HasPrefix(rest, ": ")) {
+		if d := Detail(strings.TrimPrefix(rest, ": "), other, reason); d != "" {
+			return other + ": " + d
+		}
+		return other
+	}
 	return strings.TrimSpace(oneLine(msg))
 }
 

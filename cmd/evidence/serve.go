@@ -134,7 +134,7 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 	}
 	auth := "no tokens: X-Evidence-Principal is trusted"
 	if tokens != nil {
-		auth = fmt.Sprintf("%d tokens", tokens.len())
+		auth = plural(tokens.len(), "token")
 	}
 	fmt.Fprintf(o.stderr, "evidence: serving http://%s (store %s, %s)\n", ln.Addr(), db.Path(), auth)
 	errc := make(chan error, 1)
