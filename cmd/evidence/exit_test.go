@@ -12,7 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/evidence-rag/evidence/corpus"
+	"github.com/evidence-rag/evidence/resolve"
 	"github.com/evidence-rag/evidence/store"
+	"github.com/evidence-rag/evidence/store/storetest"
 	"github.com/evidence-rag/evidence/verify"
 )
 
@@ -26,7 +28,6 @@ func TestExitCodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	imports := filepath.Join(filepath.Dir(sample), "..", "ingest", "testdata", "import")
 	dir := t.TempDir()
 	db := filepath.Join(dir, "e.db")
 	write := func(name, content string) string {
@@ -44,11 +45,13 @@ func TestExitCodes(t *testing.T) {
 		}
 		return out
 	}
-	credit := filepath.Join(sample, "credit-agreement-summary.txt")
-	cli("ingest", sample, "--acl", "analyst@example.com")
-	cli("ingest", credit, "--id", "drift.txt", "--chunks", filepath.Join(imports, "drift-langchain.jsonl"))
+	// Ids are paths relative to the directory walked, or to the working
+	// directory: in the sample directory, both are its file names.
+	t.Chdir(sample)
+	cli("ingest", ".", "--acl", "analyst@example.com")
+	quarantined := putQuarantined(t, db)
 	gone := write("gone.md", "# Gone\n\nThis policy was withdrawn on 2025-01-31.\n")
-	cli("ingest", gone)
+	cli("ingest", gone, "--id", "gone.md")
 	firstChunk := func(doc string) string {
 		var rec struct {
 			ChunkID string `json:"chunk_id"`
@@ -61,13 +64,6 @@ func TestExitCodes(t *testing.T) {
 	chunk, goneChunk := firstChunk("expense-policy.md"), firstChunk("gone.md")
 	version := chunk[:strings.LastIndexByte(chunk, '-')]
 	cli("delete", "gone.md")
-	var rows []struct {
-		ChunkID string `json:"chunk_id"`
-	}
-	if err := json.Unmarshal([]byte(cli("--json", "quarantine", "list")), &rows); err != nil || len(rows) == 0 {
-		t.Fatalf("quarantine list: %v, %d rows", err, len(rows))
-	}
-	quarantined := rows[0].ChunkID
 	request := func(name string, req verify.Request) string {
 		b, _ := json.Marshal(req)
 		return write(name, string(b))
@@ -88,14 +84,14 @@ func TestExitCodes(t *testing.T) {
 		args []string
 		code int
 	}{
-		{"ingest", []string{sample}, exitOK},
-		{"ingest", []string{sample, bad}, exitPartial},
+		{"ingest", []string{"."}, exitOK},
+		{"ingest", []string{".", bad}, exitPartial},
 		{"ingest", []string{bad}, exitError},
 		{"ingest", []string{filepath.Join(dir, "missing.md")}, exitError},
-		{"ingest", []string{sample, "--chunk-size", "0"}, exitUsage},
-		{"ingest", []string{sample, "--chunk-size", "-5"}, exitUsage},
-		{"ingest", []string{sample, "--chunk-size", "100", "--overlap", "100"}, exitUsage},
-		{"ingest", []string{credit, "--chunks", "x.jsonl", "--chunks-format", "pinecone"}, exitUsage},
+		{"ingest", []string{".", "--chunk-size", "0"}, exitUsage},
+		{"ingest", []string{".", "--chunk-size", "-5"}, exitUsage},
+		{"ingest", []string{".", "--chunk-size", "100", "--overlap", "100"}, exitUsage},
+		{"ingest", []string{"credit-agreement-summary.txt", "--chunks", "x.jsonl", "--chunks-format", "pinecone"}, exitUsage},
 		{"rebuild", []string{"expense-policy.md"}, exitOK},
 		{"rebuild", []string{"no-such-doc"}, exitNotFound},
 		{"rebuild", []string{"no-such-doc", "other-doc"}, exitNotFound},
@@ -179,6 +175,29 @@ func TestExitCodes(t *testing.T) {
 	if code, _, errs := runCLI(t, "--db", db, "delete", "expense-policy.md"); code != exitLocked {
 		t.Errorf("locked store: exit %d, want %d: %s", code, exitLocked, errs)
 	}
+}
+
+// putQuarantined stores a version of document imported.md whose second
+// chunk is quarantined as an import's would be (a claimed range whose text
+// is elsewhere: no span, page or hash of its own), and returns its id. It
+// writes through the store, so it needs no import and passes no gate.
+func putQuarantined(t *testing.T, path string) string {
+	t.Helper()
+	db, err := store.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	nv := storetest.NewVersion("imported.md", "Submit all expense reports within 14 calendar days.", 20)
+	c := &nv.Chunks[1]
+	*c = store.Chunk{Version: c.Version, Ordinal: c.Ordinal, Quarantine: &store.Quarantine{Reason: resolve.ReasonTextMismatch,
+		Want: `"Expense reports are due weekly."`, Got: `"bmit all expense r"`, ClaimedStart: 2, ClaimedEnd: 20,
+		ClaimedText: "Expense reports are due weekly."}}
+	nv.Version.Quarantined = 1
+	if _, err := db.PutVersions([]*store.NewVersion{nv}); err != nil {
+		t.Fatal(err)
+	}
+	return c.ID()
 }
 
 // commands lists the runnable commands under root by their path below it,
