@@ -670,12 +670,12 @@ func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 	}
 	// As the CLI's flags: a given overlap the chunker would reduce is
 	// refused, the default one fits itself to a small chunk size.
-	chunkSize := cmp.Or(opts.Chunk.Size, ingest.DefaultChunkOptions.Size)
-	if max := ingest.MaxOverlap(chunkSize); opts.Chunk.Overlap > max {
+	cutSize := cmp.Or(opts.Chunk.Size, ingest.DefaultChunkOptions.Size)
+	if max := ingest.MaxOverlap(cutSize); opts.Chunk.Overlap > max {
 		if fields.Get("overlap") != "" {
-			return errorf(http.StatusBadRequest, "bad_request", "overlap=%d: want 0 to %d code points with chunk_size %d (less than half a chunk)", opts.Chunk.Overlap, max, chunkSize)
+			return errorf(http.StatusBadRequest, "bad_request", "overlap=%d: want 0 to %d code points with chunk_size %d (less than half a chunk)", opts.Chunk.Overlap, max, cutSize)
 		}
-		if opts.Chunk.Overlap >= chunkSize {
+		if opts.Chunk.Overlap >= cutSize {
 			opts.Chunk.Overlap = max
 		}
 	}
