@@ -22,12 +22,16 @@ func (o ChunkOptions) normalized() ChunkOptions {
 	if o.Size <= 0 {
 		o = DefaultChunkOptions
 	}
-	// A chunk may end as early as ⌈Size/2⌉ code points in, so an overlap of
-	// half a chunk or more could stop the chunker from advancing; the largest
-	// overlap below that is the closest reading of the request.
-	o.Overlap = max(0, min(o.Overlap, (o.Size-1)/2))
+	o.Overlap = max(0, min(o.Overlap, MaxOverlap(o.Size)))
 	return o
 }
+
+// MaxOverlap is the largest overlap the chunker honours for a chunk size;
+// a larger one is reduced to it. A chunk may end as early as ⌈Size/2⌉ code
+// points in, so an overlap of half a chunk or more could stop the chunker
+// from advancing; the largest overlap below that is the closest reading of
+// the request.
+func MaxOverlap(size int) int { return max(0, (size-1)/2) }
 
 // Span is a half-open code-point range [Start, End) of a canonical text.
 type Span struct{ Start, End int }

@@ -32,6 +32,8 @@ const (
 	ReasonUnsupported = "unsupported"
 	ReasonTooLarge    = "too_large"
 	ReasonUnreadable  = "unreadable"
+	// ReasonNotFound fails a rebuild of a document the store does not hold.
+	ReasonNotFound = "not_found"
 )
 
 // ExtractError reports a source that could not be read or extracted at all.
@@ -49,12 +51,7 @@ func (e *ExtractError) Error() string {
 	}
 	// A path or an OS error may hold line breaks; the message stays one line
 	// because batch reports print one failure a line.
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' {
-			return ' '
-		}
-		return r
-	}, msg)
+	return oneLine(msg)
 }
 
 // Unwrap returns the cause, so errors.Is(err, ErrBinary) and the like work.
@@ -75,4 +72,61 @@ func reasonOf(err error) string {
 		return ReasonTooLarge
 	}
 	return ReasonUnreadable
+}
+
+// Detail returns what went wrong with the input at path, from the message
+// of a batch result that names the path and the reason code (Result.Error,
+// store.Failure.Error): the message without the path, the reason code, the
+// package prefixes, the operation and path of an OS error, and the text of
+// the reason's sentinel, for a report that prints the path and the reason
+// beside it. "ingest: docs/bin.md: binary: binary content: NUL byte at byte
+// offset 1" is "NUL byte at byte offset 1"; "stat missing.md: no such file or
+// directory" is "no such file or directory". Another file's path (a
+// manifest, a --text file) is kept. Detail is "" when the reason code says
+// it all (an empty file).
+func Detail(msg, path, reason string) string {
+	trim := func(prefix string) bool { // prefix, then ": " or the end
+		rest, ok := strings.CutPrefix(msg, prefix)
+		if !ok || prefix == "" || rest != "" && !strings.HasPrefix(rest, ":") {
+			return false
+		}
+		msg = strings.TrimLeft(rest, ": ")
+		return true
+	}
+	for trim("ingest") || trim(path) || trim(reason) {
+	}
+	if sentinel, ok := sentinels[reason]; ok {
+		trim(strings.TrimPrefix(sentinel.Error(), "ingest: "))
+	}
+	// An OS error: "open PATH: cause".
+	if op, rest, ok := strings.Cut(msg, " "); ok && path != "" && !strings.ContainsAny(op, " :") {
+		if cause, ok := strings.CutPrefix(rest, path+": "); ok {
+			msg = cause
+		}
+	}
+	// Another file's error of the same reason (a manifest, a --text file):
+	// "m.jsonl: unreadable: open m.jsonl: …" is "m.jsonl: …".
+	if other, rest, ok := strings.Cut(msg, ": "+reason); ok && reason != "" && !strings.Contains(other, ": ") &&
+		(rest == "" || strings.HasPrefix(rest, ": ")) {
+		if d := Detail(strings.TrimPrefix(rest, ": "), other, reason); d != "" {
+			return other + ": " + d
+		}
+		return other
+	}
+	return strings.TrimSpace(oneLine(msg))
+}
+
+// sentinels are the errors whose text a reason code says again.
+var sentinels = map[string]error{ReasonEmpty: ErrEmpty, ReasonBinary: ErrBinary, ReasonInvalidUTF8: ErrInvalidUTF8,
+	ReasonUnsupported: ErrUnsupported, ReasonTooLarge: ErrTooLarge}
+
+// oneLine replaces line breaks, which a path or an OS error may hold: batch
+// reports print one failure a line.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' {
+			return ' '
+		}
+		return r
+	}, s)
 }

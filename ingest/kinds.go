@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -35,6 +36,16 @@ var kinds = map[string]kind{
 func kindOf(path string) (kind, bool) {
 	k, ok := kinds[strings.ToLower(filepath.Ext(path))]
 	return k, ok
+}
+
+// Extensions returns the file extensions that have an extractor, sorted.
+func Extensions() []string {
+	out := make([]string, 0, len(kinds))
+	for ext := range kinds {
+		out = append(out, ext)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Supported reports whether a file's extension has an extractor.

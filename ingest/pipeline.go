@@ -96,6 +96,12 @@ const (
 	Failed    = "failed"
 	Rejected  = "rejected" // an import over --max-quarantined: not stored, the current version stays
 	Deleted   = "deleted"  // skipped: deleted before (Reason says what), nothing written
+	Skipped   = "skipped"  // met in a directory walk and not ingested (Reason says why); not a failure
+)
+
+// Reason codes of skipped files.
+const (
+	ReasonNotRegular = "not_regular" // a symbolic link, device, socket or pipe: walks do not follow them
 )
 
 // Result is the outcome for one source file.
@@ -103,7 +109,7 @@ type Result struct {
 	Path            string `json:"path"`
 	DocumentID      string `json:"document_id"`
 	DocumentVersion string `json:"document_version,omitempty"`
-	Status          string `json:"status"` // ingested, unchanged, rejected, failed or deleted
+	Status          string `json:"status"` // ingested, unchanged, rejected, failed, deleted or skipped
 	Restored        bool   `json:"restored,omitempty"`
 	Superseded      string `json:"superseded,omitempty"` // the version this one replaced as current
 	MediaType       string `json:"media_type,omitempty"`
@@ -145,6 +151,7 @@ type Summary struct {
 	Rejected    int       `json:"rejected"`
 	Failed      int       `json:"failed"`
 	Deleted     int       `json:"deleted"` // skipped as deleted before
+	Skipped     int       `json:"skipped"`
 	Chunks      int       `json:"chunks"`
 	Quarantined int       `json:"quarantined"`
 	SourceBytes int64     `json:"source_bytes"`
@@ -166,6 +173,8 @@ func (sum *Summary) total() {
 			continue // nothing of it stored
 		case Deleted:
 			sum.Deleted++
+		case Skipped:
+			sum.Skipped++
 		}
 		sum.Chunks += r.Chunks
 		sum.Quarantined += r.Quarantined
@@ -297,7 +306,7 @@ func Run(ctx context.Context, db Store, paths []string, opts Options) (*Summary,
 		}
 	}
 	for _, r := range failed {
-		if !opts.DryRun {
+		if !opts.DryRun && r.Status == Failed {
 			recordFailure(db, r)
 		}
 		report(r)
@@ -338,11 +347,16 @@ func Run(ctx context.Context, db Store, paths []string, opts Options) (*Summary,
 
 // collect expands paths into sources with their document ids. Inputs that
 // cannot be walked become failed results; duplicate ids fail the later file.
+// Files of a walk that are not ingested (unsupported types, links, devices)
+// come last, as skipped results; hidden entries are left out unreported.
 func collect(db Store, paths []string, opts Options) ([]source, []*Result, error) {
 	var sources []source
-	var failed []*Result
+	var failed, skipped []*Result
 	fail := func(p, id, reason string, err error) {
 		failed = append(failed, &Result{Path: p, DocumentID: id, Status: Failed, Reason: reason, Error: err.Error()})
+	}
+	skip := func(p string, err *ExtractError) {
+		skipped = append(skipped, &Result{Path: p, Status: Skipped, Reason: err.Reason, Error: err.Error()})
 	}
 	for _, p := range paths {
 		fi, err := os.Stat(p)
@@ -369,7 +383,14 @@ func collect(db Store, paths []string, opts Options) ([]source, []*Result, error
 				}
 				return nil
 			}
-			if d.IsDir() || !d.Type().IsRegular() || !Supported(fp) {
+			switch {
+			case d.IsDir():
+				return nil
+			case !d.Type().IsRegular():
+				skip(fp, &ExtractError{Path: fp, Reason: ReasonNotRegular, Err: errors.New(notRegular(d.Type()))})
+				return nil
+			case !Supported(fp):
+				skip(fp, &ExtractError{Path: fp, Reason: ReasonUnsupported, Err: ErrUnsupported})
 				return nil
 			}
 			rel, err := filepath.Rel(p, fp)
@@ -428,7 +449,22 @@ func collect(db Store, paths []string, opts Options) ([]source, []*Result, error
 		}
 		kept = append(kept, s)
 	}
-	return kept, failed, nil
+	return kept, append(failed, skipped...), nil
+}
+
+// notRegular says what kind of file a walk skipped.
+func notRegular(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link (walks do not follow links; give its target)"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
 }
 
 // prepared is a source ready for the writer: a new version, or a result

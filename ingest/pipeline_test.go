@@ -150,7 +150,8 @@ func TestRunSupersedeAndRestore(t *testing.T) {
 }
 
 // TestRunBadInputs: every bad file fails with its reason and a message that
-// names it; every good file of the same batch is stored.
+// names it; every good file of the same batch is stored; files of the walk
+// of a type without an extractor are skipped, with their reason, not failed.
 func TestRunBadInputs(t *testing.T) {
 	db := storetest.Open(t)
 	dir := t.TempDir()
@@ -181,9 +182,16 @@ func TestRunBadInputs(t *testing.T) {
 		"blank.txt": ReasonEmpty, "script.html": ReasonEmpty, "vanished.md": ReasonUnreadable, "notes.docx": ReasonUnsupported,
 		"report.pdf": ReasonMalformed,
 	}
-	seen := map[string]bool{}
+	seen, skipped := map[string]bool{}, map[string]bool{}
 	for _, r := range sum.Results {
 		name := filepath.Base(r.Path)
+		if r.Status == Skipped {
+			skipped[name] = true
+			if r.Reason != ReasonUnsupported || filepath.Dir(r.Path) != dir || !strings.Contains(r.Error, name) {
+				t.Errorf("%s: skipped with reason %q, error %q, want unsupported, found in the walk, named", r.Path, r.Reason, r.Error)
+			}
+			continue
+		}
 		seen[name] = true
 		if w, ok := want[name]; ok {
 			if r.Status != w {
@@ -203,8 +211,8 @@ func TestRunBadInputs(t *testing.T) {
 			t.Errorf("%s: no result", name)
 		}
 	}
-	if sum.Ingested != 2 || sum.Failed != len(reasons) {
-		t.Errorf("got %d ingested %d failed, want 2 and %d", sum.Ingested, sum.Failed, len(reasons))
+	if sum.Ingested != 2 || sum.Failed != len(reasons) || sum.Skipped != 2 || !skipped["notes.docx"] || !skipped["notes.unknown"] {
+		t.Errorf("got %d ingested %d failed, skipped %v, want 2, %d and notes.docx, notes.unknown", sum.Ingested, sum.Failed, skipped, len(reasons))
 	}
 	// Failures are recorded in the store.
 	failures := 0

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -77,10 +78,13 @@ func Rebuild(ctx context.Context, db Store, ids []string, opts RebuildOptions) (
 		}
 		nv, conv, err := rebuildOne(db, id, opts, imp)
 		switch {
+		case errors.Is(err, store.ErrNotFound):
+			r.Status, r.Reason, r.Error = Failed, ReasonNotFound, "no document of this id in the store"
 		case err != nil:
 			r.Status, r.Reason, r.Error = Failed, ReasonStore, err.Error()
 		case nv == nil:
 			r.Status = Unchanged
+			currentCounts(db, r)
 		default:
 			r.count(nv)
 			if conv != nil && r.gateImport(db, nv, *conv, opts.MaxQuarantined, textStored, opts.Repair) {
@@ -156,4 +160,22 @@ func cloneLayout(l *store.Layout) store.Layout {
 		c.Sections[i] = store.Section{Start: s.Start, End: s.End, Path: slices.Clone(s.Path)}
 	}
 	return c
+}
+
+// currentCounts fills an unchanged rebuild's result from the document's
+// current version, which the rebuild would have made again.
+func currentCounts(db Store, r *Result) {
+	_ = db.View(func(tx *store.Tx) error {
+		d, err := tx.Document(r.DocumentID)
+		if err != nil || d.Current == "" {
+			return err
+		}
+		v, err := tx.Version(d.Current)
+		if err != nil {
+			return err
+		}
+		r.DocumentVersion, r.MediaType, r.Pages, r.SourceBytes = v.ID, v.MediaType, v.Pages, v.SourceBytes
+		r.Chunks, r.Quarantined, r.Repaired = v.Chunks-v.Quarantined, v.Quarantined, v.Repaired
+		return nil
+	})
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/evidence-rag/evidence/resolve"
@@ -34,10 +32,10 @@ of every stored text, and every servable chunk resolved again against the stored
 				for _, f := range findings {
 					o.printf("%s\n", f)
 				}
-				o.printf("%d chunks checked, %d findings\n", chunks, len(findings))
+				o.printf("%s checked, %s\n", plural(chunks, "chunk"), plural(len(findings), "finding"))
 			}
 			if len(findings) > 0 {
-				return &exitStatus{code: exitFindings, msg: fmt.Sprintf("audit: %d findings", len(findings))}
+				return &exitStatus{code: exitFindings, msg: "audit: " + plural(len(findings), "finding")}
 			}
 			return nil
 		},

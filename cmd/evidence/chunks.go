@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,23 +20,26 @@ func newChunkCommand(o *options) *cobra.Command {
 quarantined chunk the finding (reason, claimed and found). It reads the store directly; use resolve for
 the answer-time path with a principal.`,
 		Args: argsBetween(1, 1),
-		RunE: func(cmd *cobra.Command, args []string) error { return showChunk(o, args[0]) },
+		RunE: func(cmd *cobra.Command, args []string) error { return showChunk(o, args[0], false) },
 	}
 	snapshotFlag(cmd, o)
 	return cmd
 }
 
-// showChunk prints a chunk's record: `chunk` and `quarantine show`.
-func showChunk(o *options, id string) error {
+// showChunk prints a chunk's record: `chunk`, which exits 3 for a
+// quarantined chunk (nothing servable), and `quarantine show` (audit set),
+// for which showing one is success. An id that names no chunk, malformed
+// or unknown, is not found.
+func showChunk(o *options, id string, audit bool) error {
+	version, ordinal, err := store.ParseChunkID(id)
+	if err != nil {
+		return &exitStatus{code: exitNotFound, msg: fmt.Sprintf("no such chunk: %q is not a chunk id (want <version>-<ordinal>)", id)}
+	}
 	db, err := o.openStore(true)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	version, ordinal, err := store.ParseChunkID(id)
-	if err != nil {
-		return usageError{err}
-	}
 	var out struct {
 		ChunkID       string       `json:"chunk_id"`
 		DocumentID    string       `json:"document_id"`
@@ -66,29 +70,86 @@ func showChunk(o *options, id string) error {
 	if err != nil {
 		return err
 	}
-	if o.json {
-		return o.emit(out)
-	}
 	c := out.Chunk
-	o.printf("chunk     %s\ndocument  %s\nversion   %s (%s)\nspan      [%d, %d) code points\npage      %s\nsection   %s\nblake3    %s\n",
-		out.ChunkID, out.DocumentID, c.Version, out.VersionStatus, c.Start, c.End, pageString(c.Page, c.PageEnd, c.PageLabel),
-		orDash(strings.Join(c.SectionPath, " > ")), c.SpanHash)
-	if q := c.Quarantine; q != nil {
-		o.printf("QUARANTINED  %s\n  claimed [%d, %d): %s\n  found: %s\n", q.Reason, q.ClaimedStart, q.ClaimedEnd, q.Want, q.Got)
-		return &exitStatus{code: exitPartial, msg: "chunk " + out.ChunkID + " is quarantined: " + q.Reason}
+	var status error
+	if q := c.Quarantine; q != nil && !audit {
+		status = &exitStatus{code: exitPartial, msg: "chunk " + out.ChunkID + " is quarantined: " + q.Reason}
 	}
+	if o.json {
+		if err := o.emit(out); err != nil {
+			return err
+		}
+		return status
+	}
+	o.printf("chunk     %s\ndocument  %s\nversion   %s (%s)\n", out.ChunkID, out.DocumentID, c.Version, out.VersionStatus)
+	if q := c.Quarantine; q != nil {
+		// A quarantined chunk resolves to nothing: no span, page or hash of
+		// its own, only what it claimed and what the text holds there.
+		printQuarantine(o, c, q)
+		if c.ExternalID != "" {
+			o.printf("external  %s\n", c.ExternalID)
+		}
+		return status
+	}
+	o.printf("span      [%d, %d) code points\npage      %s\nsection   %s\nblake3    %s\n",
+		c.Start, c.End, pageString(c.Page, c.PageEnd, c.PageLabel), orDash(strings.Join(c.SectionPath, " > ")), c.SpanHash)
 	if r := c.Repair; r != nil {
 		o.printf("REPAIRED  %s by %s", r.Reason, r.Method)
 		if r.Distance > 0 {
 			o.printf(" (distance %d)", r.Distance)
 		}
-		o.printf("\n  claimed [%d, %d) page %d %q section %q\n", r.ClaimedStart, r.ClaimedEnd, r.ClaimedPage, r.ClaimedPageLabel, strings.Join(r.ClaimedSection, " > "))
+		o.printf("\n  claimed   %s\n", claimedCoordinates(r.ClaimedStart, r.ClaimedEnd, r.ClaimedPage, r.ClaimedPageLabel, r.ClaimedSection))
+	} else if audit {
+		o.printf("not quarantined: the chunk validated and is served\n")
 	}
 	if c.ExternalID != "" {
 		o.printf("external  %s\n", c.ExternalID)
 	}
 	o.printf("\n%s\n", out.Text)
 	return nil
+}
+
+// printQuarantine prints a quarantined chunk's finding: the reason, the
+// coordinates it claimed (those it gave) and what validation compared.
+func printQuarantine(o *options, c *store.Chunk, q *store.Quarantine) {
+	o.printf("QUARANTINED %s\nclaimed   %s\n", q.Reason, claimedCoordinates(q.ClaimedStart, q.ClaimedEnd, c.Page, c.PageLabel, c.SectionPath))
+	if q.ClaimedText != "" {
+		o.printf("          text %s\n", excerptOf(q.ClaimedText))
+	}
+	o.printf("compared  claimed %s\n          found   %s\n", q.Want, q.Got)
+}
+
+// claimedCoordinates says what a chunk claimed, leaving out what it did
+// not claim (a page 0, no section) and naming offsets that are no range.
+func claimedCoordinates(start, end, page int, label string, section []string) string {
+	var parts []string
+	switch {
+	case start >= 0 && end > start:
+		parts = append(parts, fmt.Sprintf("[%d, %d) code points", start, end))
+	case start < 0:
+		parts = append(parts, fmt.Sprintf("no usable offsets (start %d)", start))
+	default:
+		parts = append(parts, fmt.Sprintf("offsets [%d, %d), not a range", start, end))
+	}
+	if page > 0 {
+		parts = append(parts, "page "+strconv.Itoa(page))
+	}
+	if label != "" {
+		parts = append(parts, fmt.Sprintf("printed page %q", label))
+	}
+	if len(section) > 0 {
+		parts = append(parts, "section "+strings.Join(section, " > "))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// excerptOf quotes a claimed text, cut to its first 80 code points.
+func excerptOf(s string) string {
+	rs := []rune(s)
+	if len(rs) <= 80 {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("%q… (%s)", string(rs[:80]), plural(len(rs), "code point"))
 }
 
 func pageString(page, end int, label string) string {
@@ -157,7 +218,7 @@ exported. Every span is checked against its recorded BLAKE3 before it is written
 			})
 		},
 	}
-	cmd.Flags().StringVar(&version, "version", "", "export this version instead of the current ones")
+	cmd.Flags().StringVar(&version, "version", "", "export the chunks of this `VERSION` instead of the current versions'")
 	snapshotFlag(cmd, o)
 	return cmd
 }
@@ -209,9 +270,9 @@ func newTextCommand(o *options) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&server, "server", defaultServer(), serverFlagHelp)
-	cmd.Flags().IntVar(&start, "start", 0, "first code point (inclusive)")
-	cmd.Flags().IntVar(&end, "end", -1, "last code point (exclusive); default: end of text")
-	cmd.Flags().StringVar(&principal, "principal", "", "principal reading the text, checked against the document's access list")
+	cmd.Flags().IntVar(&start, "start", 0, "first code point of the range (inclusive, from 0)")
+	cmd.Flags().IntVar(&end, "end", 0, "code point the range ends before (exclusive; default: the end of the text)")
+	cmd.Flags().StringVar(&principal, "principal", "", "`PRINCIPAL` reading the text, checked against the document's access list (forbidden: no text)")
 	return cmd
 }
 
@@ -225,8 +286,5 @@ func printText(o *options, version string, r *resolve.Resolution) error {
 			return err
 		}
 	}
-	if !r.Served() {
-		return &exitStatus{code: exitPartial, msg: "version " + version + ": " + string(r.Status)}
-	}
-	return nil
+	return servedStatus("version "+version, r)
 }

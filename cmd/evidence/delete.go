@@ -37,6 +37,6 @@ ingest --undelete (docs/versions.md).`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&version, "version", "", "delete only this version")
+	cmd.Flags().StringVar(&version, "version", "", "delete only this `VERSION` of the document (its other versions stay)")
 	return cmd
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/evidence-rag/evidence/ingest"
 	"github.com/evidence-rag/evidence/store"
 )
 
@@ -70,7 +71,11 @@ func newDocsCommand(o *options) *cobra.Command {
 			}
 			w.Flush()
 			for _, f := range failures {
-				o.printf("failed ingest: %s (%s): %s\n", f.Path, f.Reason, f.Error)
+				o.printf("failed ingest: %s (%s)", f.Path, f.Reason)
+				if d := ingest.Detail(f.Error, f.Path, f.Reason); d != "" {
+					o.printf(": %s", d)
+				}
+				o.printf("\n")
 			}
 			return nil
 		},
@@ -175,9 +180,9 @@ func newShowCommand(o *options) *cobra.Command {
 			}
 			for _, vv := range out.VersionDetails {
 				v := vv.Version
-				o.printf("\nversion %s  %s\n  created %s  %s  %s\n  source  %s  %d bytes  blake3 %s\n  text    %d code points  blake3 %s\n  %d pages, %d chunks, %d quarantined\n  fingerprint %s\n",
+				o.printf("\nversion %s  %s\n  created %s  %s  %s\n  source  %s  %d bytes  blake3 %s\n  text    %d code points  blake3 %s\n  %s, %s, %d quarantined\n  fingerprint %s\n",
 					v.ID, v.Status, v.Created.Format("2006-01-02 15:04:05Z"), v.MediaType, v.SourceURL,
-					v.SourcePath, v.SourceBytes, v.SourceHash, v.TextLen, v.TextHash, v.Pages, v.Chunks-v.Quarantined, v.Quarantined, v.Fingerprint)
+					v.SourcePath, v.SourceBytes, v.SourceHash, v.TextLen, v.TextHash, plural(v.Pages, "page"), plural(v.Chunks-v.Quarantined, "chunk"), v.Quarantined, v.Fingerprint)
 				if l := vv.Layout; l != nil {
 					for _, f := range l.LowConfidence {
 						o.printf("  low-confidence page %d: %s\n", f.Page, f.Reason)

@@ -4,30 +4,33 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/evidence-rag/evidence/ingest"
 	"github.com/evidence-rag/evidence/resolve"
 	"github.com/evidence-rag/evidence/store"
 )
 
-// Exit codes, documented in the root command's help. Scripts rely on them.
+// Exit codes, documented in the root command's help and the README. Scripts
+// rely on them; TestExitCodes checks each command's.
 const (
 	exitOK       = 0
-	exitError    = 1 // anything not listed below
+	exitError    = 1 // anything not listed below, and a batch that stored nothing
 	exitUsage    = 2 // bad flags or arguments
-	exitPartial  = 3 // ingest: some files failed; resolve/chunk: nothing servable; review record: bad lines
+	exitPartial  = 3 // batch: some stored, some failed; resolve/chunk/text: nothing servable; verify: not accepted; review record: bad lines
 	exitFindings = 4 // audit found problems
-	exitNotFound = 5 // no such document, version or chunk
+	exitNotFound = 5 // no such document, version, chunk or trace
 	exitLocked   = 6 // another process holds the store
 	exitDamaged  = 7 // the store is damaged, foreign, or of an unknown format
 )
 
 const exitHelp = `Exit codes:
   0  success
-  1  error
-  2  usage: bad flags or arguments
-  3  partial: ingest stored every good file but some failed; resolve/chunk found nothing servable;
+  1  error; also an ingest or rebuild that stored nothing because every input failed
+  2  usage: bad flags or arguments (the message names what is allowed)
+  3  partial: ingest or rebuild stored something and something failed; resolve, chunk or text
+     found nothing servable (quarantined, deleted, forbidden); verify did not accept the answer;
      review record stored every good line but some were bad
   4  audit found problems
-  5  not found: no such document, version or chunk
+  5  not found: no such document, version, chunk or trace (resolve, rebuild, quarantine show too)
   6  the store is locked by another process
   7  the store is damaged, not an evidence store, or of an unknown format
 `
@@ -68,4 +71,50 @@ func exitCode(err error) int {
 		return exitDamaged
 	}
 	return exitError
+}
+
+// batchStatus maps the outcome of a batch (ingest, rebuild) to its exit
+// status: nil when nothing failed; partial (3) when something was stored
+// (ingested, or already there unchanged) and something failed; when
+// nothing was stored, not found (5) if every failure names a document that
+// does not exist, else an error (1). noun is what the batch counts.
+func batchStatus(sum *ingest.Summary, noun string) error {
+	if sum.Failed == 0 {
+		return nil
+	}
+	total := sum.Failed + sum.Ingested + sum.Unchanged
+	if sum.Ingested+sum.Unchanged > 0 {
+		return &exitStatus{code: exitPartial, msg: fmt.Sprintf("%d of %s failed", sum.Failed, plural(total, noun))}
+	}
+	missing := 0
+	for _, r := range sum.Results {
+		if r.Status == ingest.Failed && r.Reason == ingest.ReasonNotFound {
+			missing++
+		}
+	}
+	if missing == sum.Failed {
+		msg := "nothing stored: no such " + noun
+		if total > 1 {
+			msg = fmt.Sprintf("nothing stored: none of the %s is in the store", plural(total, noun))
+		}
+		return &exitStatus{code: exitNotFound, msg: msg}
+	}
+	return &exitStatus{code: exitError, msg: fmt.Sprintf("nothing stored: %s failed", allOf(total, noun))}
+}
+
+// servedStatus is the exit status of a resolution that was printed: nil
+// when it served text, not found (5) for an unknown chunk or version,
+// partial (3) for the rest (quarantined, deleted, forbidden).
+func servedStatus(what string, r *resolve.Resolution) error {
+	switch {
+	case r.Served():
+		return nil
+	case r.Status == resolve.StatusNotFound:
+		msg := what + ": not found"
+		if r.Reason != "" {
+			msg += " (" + r.Reason + ")"
+		}
+		return &exitStatus{code: exitNotFound, msg: msg}
+	}
+	return &exitStatus{code: exitPartial, msg: what + ": " + string(r.Status)}
 }

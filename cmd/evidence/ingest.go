@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/evidence-rag/evidence/ingest"
 	"github.com/evidence-rag/evidence/store"
@@ -18,9 +17,10 @@ import (
 
 func newIngestCommand(o *options) *cobra.Command {
 	var (
-		opts    ingest.Options
-		acl     string
-		maxQuar string
+		opts          ingest.Options
+		acl           string
+		maxQuar       string
+		progressEvery time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "ingest PATH... | ingest SOURCE --chunks MANIFEST [--text TEXT] [--repair]",
@@ -35,7 +35,8 @@ document is cut as its current version was, so a plain re-ingest never undoes a 
 of unchanged bytes update the document's metadata without a new version. Changed bytes: a new current
 version; the old one stays resolvable as superseded. A deleted document (or a deleted version's bytes)
 is skipped as deleted unless --undelete. A file that fails is reported and recorded, and the batch goes
-on; the exit code is then 3.
+on; the exit code is then 3, or 1 when no file could be stored. Files of a walk that are not ingested
+(other types, links) are listed as skipped, with the reason.
 
 With --chunks, the chunks of another pipeline (LangChain, LlamaIndex, Haystack or the generic form;
 see docs/chunk-import.md) are validated against the canonical text instead of cutting our own: each is
@@ -48,6 +49,9 @@ With --dry-run, everything is read, extracted and validated, and what would be s
 nothing is written to the store.`,
 		Args: argsBetween(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkIngestFlags(cmd.Flags(), &opts); err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("acl") {
 				opts.ACL = splitList(acl)
 			}
@@ -63,30 +67,35 @@ nothing is written to the store.`,
 			}
 			defer closeDB()
 			start := time.Now()
-			if f, ok := o.stderr.(*os.File); ok && !o.json && term.IsTerminal(int(f.Fd())) {
-				opts.Progress = progressBar(o)
-			}
+			var stop func()
+			opts.Progress, stop = progressFor(o, progressEvery)
 			sum, err := ingest.Run(context.Background(), db, args, opts)
-			return finishBatch(o, sum, err, start, "files")
+			stop()
+			if err == nil {
+				reportEmpty(o, args, sum)
+			}
+			return finishBatch(o, sum, err, start, "file")
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.ID, "id", "", "document id (only with a single file; default: its path relative to --base)")
-	f.StringVar(&opts.URL, "url", "", "source URL of the file, or base URL for a directory (default: file:// URL of the path)")
-	f.StringVar(&acl, "acl", "", "comma-separated principals allowed to read (default: keep the stored list; empty list: everyone)")
-	f.IntVar(&opts.Chunk.Size, "chunk-size", ingest.DefaultChunkOptions.Size, "target chunk size in code points (unset: the document's current settings, else this default)")
-	f.IntVar(&opts.Chunk.Overlap, "overlap", ingest.DefaultChunkOptions.Overlap, "overlap between consecutive chunks in code points (unset: as --chunk-size)")
-	f.StringVar(&opts.Base, "base", ".", "directory that document ids are paths relative to")
+	f.StringVar(&opts.ID, "id", "", "store the one file given under this document `ID` (default: its path relative to --base)")
+	f.StringVar(&opts.URL, "url", "", "reader-facing source `URL` of the file, or base URL that a directory's relative paths join (default: the file:// URL of the path)")
+	f.StringVar(&acl, "acl", "", "comma-separated `PRINCIPALS` allowed to read the documents (default: keep the stored list; empty: everyone)")
+	f.IntVar(&opts.Chunk.Size, "chunk-size", ingest.DefaultChunkOptions.Size, "cut chunks of at most `N` code points, 1 or more (unset: the document's current settings, else this default)")
+	f.IntVar(&opts.Chunk.Overlap, "overlap", ingest.DefaultChunkOptions.Overlap, "let consecutive chunks share `N` code points, 0 to half the chunk size less one (unset: as --chunk-size)")
+	f.StringVar(&opts.Base, "base", ".", "derive document ids as paths relative to this `DIR`")
 	f.BoolVar(&opts.Undelete, "undelete", false, "store files whose document, version or bytes were deleted (skipped as deleted otherwise)")
-	f.IntVar(&opts.Workers, "workers", 0, "parallel extractors (default: number of CPUs)")
-	f.Int64Var(&opts.MaxBytes, "max-bytes", ingest.DefaultMaxBytes, "largest source file accepted, in bytes")
-	f.DurationVar(&opts.PDF.Timeout, "pdf-timeout", ingest.DefaultPDFTimeout, "wall-clock limit for extracting one PDF")
-	f.Uint64Var(&opts.PDF.MemoryBytes, "pdf-memory", ingest.DefaultPDFMemoryBytes, "address space a PDF worker may add, in bytes")
-	f.IntVar(&opts.PDF.MaxPages, "pdf-max-pages", ingest.DefaultPDFMaxPages, "refuse PDFs with more pages (too_large)")
-	f.IntVar(&opts.PDF.MaxTextBytes, "pdf-max-text", ingest.DefaultPDFMaxTextBytes, "refuse PDFs whose text exceeds this many bytes (too_large)")
-	f.StringVar(&opts.Chunks, "chunks", "", "chunk manifest (JSON Lines) of another pipeline to validate and store for the one SOURCE")
-	f.StringVar(&opts.ChunksFormat, "chunks-format", ingest.FormatAuto, "manifest shape: auto, generic, langchain, llamaindex, haystack")
-	f.StringVar(&opts.TextFile, "text", "", "canonical text the other pipeline used (pages separated by form feeds), instead of extracting SOURCE")
+	f.IntVar(&opts.Workers, "workers", 0, "extract `N` files in parallel (default 0: one per CPU)")
+	f.Int64Var(&opts.MaxBytes, "max-bytes", ingest.DefaultMaxBytes, "fail source files larger than this many `BYTES` (too_large)")
+	f.DurationVar(&opts.PDF.Timeout, "pdf-timeout", ingest.DefaultPDFTimeout, "wall-clock limit for extracting one PDF (timeout)")
+	f.Uint64Var(&opts.PDF.MemoryBytes, "pdf-memory", ingest.DefaultPDFMemoryBytes, "address space a PDF worker process may add, in `BYTES` (memory_limit)")
+	f.IntVar(&opts.PDF.MaxPages, "pdf-max-pages", ingest.DefaultPDFMaxPages, "fail PDFs with more than `N` pages (too_large)")
+	f.IntVar(&opts.PDF.MaxTextBytes, "pdf-max-text", ingest.DefaultPDFMaxTextBytes, "fail PDFs whose text exceeds this many `BYTES` (too_large)")
+	f.StringVar(&opts.Chunks, "chunks", "", "validate and store the chunks of this JSON Lines `MANIFEST` of another pipeline for the one SOURCE, instead of cutting our own")
+	f.StringVar(&opts.ChunksFormat, "chunks-format", ingest.FormatAuto, "`FORMAT` of the --chunks manifest: "+strings.Join(chunksFormats, ", "))
+	f.StringVar(&opts.TextFile, "text", "", "with --chunks: take this `FILE` as the canonical text the other pipeline used (pages separated by form feeds) instead of extracting SOURCE")
+	f.DurationVar(&progressEvery, "progress-interval", defaultProgressEvery, "when stderr is not a terminal, write a progress line this often (0: never)")
+	_ = f.MarkHidden("progress-interval")
 	f.BoolVar(&opts.Repair, "repair", false, "re-anchor imported chunks whose coordinates do not resolve, recording each repair")
 	f.StringVar(&opts.Offsets, "offsets", ingest.OffsetsAuto, "origin of the manifest's offsets: auto (detect), document, or page")
 	f.StringVar(&maxQuar, "max-quarantined", "0", "most quarantined imported chunks for the import to be stored: a count (3), a percentage (5%) or a share (0.05)")
@@ -162,18 +171,15 @@ func finishBatch(o *options, sum *ingest.Summary, err error, start time.Time, no
 			return err
 		}
 	} else {
-		printSummary(o, sum, time.Since(start))
+		printSummary(o, sum, time.Since(start), noun)
 	}
 	if sum.Rejected > 0 {
-		return &exitStatus{code: exitPartial, msg: fmt.Sprintf("%d of %d %s rejected by the import gate (--max-quarantined), %d failed", sum.Rejected, len(sum.Results), noun, sum.Failed)}
+		return &exitStatus{code: exitPartial, msg: fmt.Sprintf("%d of %s rejected by the import gate (--max-quarantined), %d failed", sum.Rejected, plural(len(sum.Results), noun), sum.Failed)}
 	}
-	if sum.Failed > 0 {
-		return &exitStatus{code: exitPartial, msg: fmt.Sprintf("%d of %d %s failed", sum.Failed, len(sum.Results), noun)}
-	}
-	return nil
+	return batchStatus(sum, noun)
 }
 
-func printSummary(o *options, sum *ingest.Summary, took time.Duration) {
+func printSummary(o *options, sum *ingest.Summary, took time.Duration, noun string) {
 	would := ""
 	if sum.DryRun {
 		would = "would be "
@@ -181,12 +187,14 @@ func printSummary(o *options, sum *ingest.Summary, took time.Duration) {
 	for _, r := range sum.Results {
 		switch r.Status {
 		case ingest.Failed:
-			fmt.Fprintf(o.stderr, "failed     %s: %s\n", r.Path, r.Error)
+			fmt.Fprintf(o.stderr, "failed     %s\n", reasonLine(r))
+		case ingest.Skipped:
+			o.printf("skipped    %s\n", reasonLine(r))
 		case ingest.Rejected:
 			fmt.Fprintf(o.stderr, "%s%-10s %s: %s\n", would, "rejected", r.Path, r.Error)
 			fmt.Fprintf(o.stderr, "           hint: %s\n", r.Hint)
-			o.printf("%s%-10s %s  %s  %d chunks, %d quarantined, %d pages; imported %s chunks, %d repaired; %s\n", would, r.Status, r.DocumentID,
-				r.DocumentVersion, r.Chunks, r.Quarantined, r.Pages, r.ChunksFormat, r.Repaired, r.ImportConvention())
+			o.printf("%s%-10s %s  %s  %s, %d quarantined, %s; imported %s chunks, %d repaired; %s\n", would, r.Status, r.DocumentID,
+				r.DocumentVersion, plural(r.Chunks, "chunk"), r.Quarantined, plural(r.Pages, "page"), r.ChunksFormat, r.Repaired, r.ImportConvention())
 		case ingest.Deleted:
 			o.printf("%-10s %s  skipped: %s (%s; --undelete stores it again)\n", r.Status, r.DocumentID, r.Message, r.Reason)
 		default:
@@ -197,7 +205,7 @@ func printSummary(o *options, sum *ingest.Summary, took time.Duration) {
 			if status == ingest.Unchanged {
 				would = ""
 			}
-			o.printf("%s%-10s %s  %s  %d chunks, %d quarantined, %d pages", would, status, r.DocumentID, r.DocumentVersion, r.Chunks, r.Quarantined, r.Pages)
+			o.printf("%s%-10s %s  %s  %s, %d quarantined, %s", would, status, r.DocumentID, r.DocumentVersion, plural(r.Chunks, "chunk"), r.Quarantined, plural(r.Pages, "page"))
 			if r.ChunksFormat != "" {
 				o.printf("; imported %s chunks, %d repaired", r.ChunksFormat, r.Repaired)
 				if r.Offsets != "" {
@@ -214,18 +222,31 @@ func printSummary(o *options, sum *ingest.Summary, took time.Duration) {
 		}
 	}
 	mb := float64(sum.SourceBytes) / 1e6
-	rejected, deleted := "", ""
+	o.printf("%s: %d ingested, %d unchanged, ", plural(len(sum.Results)-sum.Skipped, noun), sum.Ingested, sum.Unchanged)
 	if sum.Rejected > 0 {
-		rejected = fmt.Sprintf("%d rejected, ", sum.Rejected)
+		o.printf("%d rejected, ", sum.Rejected)
 	}
+	o.printf("%d failed", sum.Failed)
 	if sum.Deleted > 0 {
-		deleted = fmt.Sprintf(", %d deleted", sum.Deleted)
+		o.printf(", %d deleted", sum.Deleted)
 	}
-	o.printf("%d files: %d ingested, %d unchanged, %s%d failed%s; %d chunks, %d quarantined; %.1f MB in %s\n",
-		len(sum.Results), sum.Ingested, sum.Unchanged, rejected, sum.Failed, deleted, sum.Chunks, sum.Quarantined, mb, took.Round(time.Millisecond))
+	if sum.Skipped > 0 {
+		o.printf(", %d skipped", sum.Skipped)
+	}
+	o.printf("; %s, %d quarantined; %.1f MB in %s\n", plural(sum.Chunks, "chunk"), sum.Quarantined, mb, took.Round(time.Millisecond))
 	if sum.DryRun {
 		o.printf("dry run: nothing written to %s\n", o.db)
 	}
+}
+
+// reasonLine is a failed or skipped result as one line: path, reason code
+// and what went wrong, each once.
+func reasonLine(r *ingest.Result) string {
+	s := r.Path + ": " + r.Reason
+	if d := ingest.Detail(r.Error, r.Path, r.Reason); d != "" {
+		s += ": " + d
+	}
+	return s
 }
 
 // progressBar draws one status line on a terminal, redrawn at most every 100 ms.

@@ -22,12 +22,12 @@ type judgeFlags struct {
 }
 
 func (jf *judgeFlags) register(f *pflag.FlagSet) {
-	f.StringVar(&jf.url, "judge", "", "URL of a model judge asked about every claim that passes the deterministic checks (docs/judge.md); overrides the policy's judge")
-	f.StringVar(&jf.format, "judge-format", "", "judge protocol: plain (default: POST the claim and its evidence, read a verdict) or openai (chat completions)")
-	f.StringVar(&jf.model, "judge-model", "", "model name sent to an openai-format judge")
+	f.StringVar(&jf.url, "judge", "", "`URL` of a model judge asked about every claim that passes the deterministic checks (docs/judge.md); overrides the policy's judge")
+	f.StringVar(&jf.format, "judge-format", "", "judge protocol (`FORMAT`): plain (default: POST the claim and its evidence, read a verdict) or openai (chat completions)")
+	f.StringVar(&jf.model, "judge-model", "", "model `NAME` sent to an openai-format judge")
 	f.DurationVar(&jf.timeout, "judge-timeout", 0, "time a judge call may take (default 10s); a judge that takes longer sends the claim to review")
-	f.IntVar(&jf.maxCalls, "judge-max-calls", 0, "claims judged per request (default 32); the rest go to review")
-	f.IntVar(&jf.concurrency, "judge-concurrency", 0, "judge calls in flight per request (default 4)")
+	f.IntVar(&jf.maxCalls, "judge-max-calls", 0, "judge at most `N` claims per request (default 32); the rest go to review")
+	f.IntVar(&jf.concurrency, "judge-concurrency", 0, "keep at most `N` judge calls in flight per request (default 4)")
 }
 
 // set reports whether any judge flag was given.

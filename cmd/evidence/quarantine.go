@@ -3,11 +3,15 @@ package main
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/evidence-rag/evidence/ingest"
+	"github.com/evidence-rag/evidence/resolve"
 	"github.com/evidence-rag/evidence/store"
 )
 
@@ -32,13 +36,26 @@ type quarantineFilter struct {
 	server                    string // ask a running server instead of opening the store
 }
 
-func (f *quarantineFilter) flags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.reason, "reason", "", "only this reason code")
-	cmd.Flags().StringVar(&f.document, "document", "", "only this document")
-	cmd.Flags().StringVar(&f.version, "version", "", "only this version")
+// quarantineReasons are the reason codes a chunk is quarantined (or, for
+// those validation can repair, re-anchored) with: the values of --reason.
+var quarantineReasons = []string{resolve.ReasonOutOfRange, resolve.ReasonTextMismatch, resolve.ReasonPageMismatch,
+	resolve.ReasonPageLabelMismatch, resolve.ReasonSectionMismatch, resolve.ReasonNotFound, resolve.ReasonAmbiguous, ingest.ReasonMalformed}
+
+func (f *quarantineFilter) flags(cmd *cobra.Command, verb string) {
+	cmd.Flags().StringVar(&f.reason, "reason", "", verb+" only chunks of this reason `CODE`: "+strings.Join(quarantineReasons, ", "))
+	cmd.Flags().StringVar(&f.document, "document", "", verb+" only the chunks of this document `ID`")
+	cmd.Flags().StringVar(&f.version, "version", "", verb+" only the chunks of this `VERSION` (any status)")
 	cmd.Flags().BoolVar(&f.all, "all", false, "include superseded versions (default: current versions only)")
-	cmd.Flags().BoolVar(&f.repaired, "repaired", false, "list imported chunks that were re-anchored (accepted with a recorded repair) instead")
+	cmd.Flags().BoolVar(&f.repaired, "repaired", false, verb+" imported chunks that were re-anchored (accepted with a recorded repair) instead")
 	cmd.Flags().StringVar(&f.server, "server", defaultServer(), serverFlagHelp)
+}
+
+// check refuses a filter that can select nothing for want of a valid value.
+func (f *quarantineFilter) check() error {
+	if f.reason != "" && !slices.Contains(quarantineReasons, f.reason) {
+		return fmt.Errorf("reason %q: want one of %s", f.reason, strings.Join(quarantineReasons, ", "))
+	}
+	return nil
 }
 
 // query is the filter as GET /v1/quarantine parameters.
@@ -61,6 +78,9 @@ func (f *quarantineFilter) query() url.Values {
 // each calls fn for every row the filter selects, from the store or, with
 // --server, from a running server (which applies the caller's access).
 func (f *quarantineFilter) each(o *options, fn func(quarantined) error) error {
+	if err := f.check(); err != nil {
+		return usagef("--%v", err)
+	}
 	if f.server != "" {
 		sc, err := newServerClient(f.server)
 		if err != nil {
@@ -155,7 +175,7 @@ func newQuarantineCommand(o *options) *cobra.Command {
 			return w.Flush()
 		},
 	}
-	lf.flags(list)
+	lf.flags(list, "list")
 	var sf quarantineFilter
 	stats := &cobra.Command{
 		Use:   "stats",
@@ -186,7 +206,7 @@ func newQuarantineCommand(o *options) *cobra.Command {
 			if o.json {
 				return o.emit(out)
 			}
-			o.printf("%d %s chunks\n", out.Total, what)
+			o.printf("%s\n", plural(out.Total, what+" chunk"))
 			for _, k := range sortedKeys(out.ByReason) {
 				o.printf("  %-22s %d\n", k, out.ByReason[k])
 			}
@@ -199,12 +219,12 @@ func newQuarantineCommand(o *options) *cobra.Command {
 			return nil
 		},
 	}
-	sf.flags(stats)
+	sf.flags(stats, "count")
 	show := &cobra.Command{
 		Use:   "show CHUNK_ID",
 		Short: "Show one quarantined or repaired chunk: its claims, the finding, the repair",
 		Args:  argsBetween(1, 1),
-		RunE:  func(cmd *cobra.Command, args []string) error { return showChunk(o, args[0]) },
+		RunE:  func(cmd *cobra.Command, args []string) error { return showChunk(o, args[0], true) },
 	}
 	snapshotFlag(show, o)
 	cmd.AddCommand(list, stats, show)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -25,6 +26,9 @@ them. A later plain ingest of the unchanged source keeps the new settings.
 With --chunks, one document gets the chunks of a new import manifest (validated, read and gated as by
 ingest --chunks: --offsets, --max-quarantined). With --dry-run, nothing is written.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkChunkFlags(cmd.Flags(), &opts.Chunk); err != nil {
+				return err
+			}
 			if err := importFlags(cmd, maxQuar, &opts.MaxQuarantined); err != nil {
 				return err
 			}
@@ -35,15 +39,15 @@ ingest --chunks: --offsets, --max-quarantined). With --dry-run, nothing is writt
 			defer closeDB()
 			start := time.Now()
 			sum, err := ingest.Rebuild(context.Background(), db, args, opts)
-			return finishBatch(o, sum, err, start, "documents")
+			return finishBatch(o, sum, err, start, "document")
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&opts.Chunk.Size, "chunk-size", ingest.DefaultChunkOptions.Size, "target chunk size in code points")
-	f.IntVar(&opts.Chunk.Overlap, "overlap", ingest.DefaultChunkOptions.Overlap, "overlap between consecutive chunks in code points")
-	f.StringVar(&opts.Chunks, "chunks", "", "new chunk manifest for the one document named")
-	f.StringVar(&opts.ChunksFormat, "chunks-format", ingest.FormatAuto, "manifest shape: auto, generic, langchain, llamaindex, haystack")
-	f.BoolVar(&opts.Repair, "repair", false, "re-anchor imported chunks whose coordinates do not resolve")
+	f.IntVar(&opts.Chunk.Size, "chunk-size", ingest.DefaultChunkOptions.Size, "cut chunks of at most `N` code points (1 or more)")
+	f.IntVar(&opts.Chunk.Overlap, "overlap", ingest.DefaultChunkOptions.Overlap, "let consecutive chunks share `N` code points (0 to half the chunk size, less one)")
+	f.StringVar(&opts.Chunks, "chunks", "", "take the chunks of this JSON Lines `MANIFEST` for the one document named, instead of cutting our own")
+	f.StringVar(&opts.ChunksFormat, "chunks-format", ingest.FormatAuto, "`FORMAT` of the --chunks manifest: "+strings.Join(chunksFormats, ", "))
+	f.BoolVar(&opts.Repair, "repair", false, "re-anchor imported chunks whose coordinates do not resolve, recording each repair")
 	f.StringVar(&opts.Offsets, "offsets", ingest.OffsetsAuto, "origin of the manifest's offsets: auto (detect), document, or page")
 	f.StringVar(&maxQuar, "max-quarantined", "0", "most quarantined imported chunks for the rebuild to be stored: a count (3), a percentage (5%) or a share (0.05)")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "report what would be stored without writing anything to the store")

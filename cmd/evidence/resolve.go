@@ -18,7 +18,8 @@ deleted, forbidden or not_found; for ok and superseded the exact span (checked a
 its version, page and section, and a deep link: the source URL with #page=N for PDFs, a text fragment for
 HTML, the heading anchor for Markdown, the W3C selectors (position, quote) and the version's text hash.
 A principal outside the document's access list gets forbidden and no text.
-The exit code is 3 when nothing servable was found.
+The exit code is 5 for an unknown chunk (not_found), 3 when the chunk exists but nothing of it
+may be served (quarantined, deleted, forbidden).
 
 While evidence serve runs, it holds the store: resolve --server URL asks it instead.`,
 		Args: argsBetween(1, 1),
@@ -50,13 +51,10 @@ While evidence serve runs, it holds the store: resolve --server URL asks it inst
 			} else {
 				printResolution(o, r, c.Link)
 			}
-			if !r.Served() {
-				return &exitStatus{code: exitPartial, msg: "chunk " + args[0] + ": " + string(r.Status)}
-			}
-			return nil
+			return servedStatus("chunk "+args[0], r)
 		},
 	}
-	cmd.Flags().StringVar(&principal, "principal", "", "principal asking, checked against the document's access list")
+	cmd.Flags().StringVar(&principal, "principal", "", "`PRINCIPAL` asking, checked against the document's access list (forbidden: no text)")
 	cmd.Flags().StringVar(&server, "server", defaultServer(), serverFlagHelp)
 	return cmd
 }

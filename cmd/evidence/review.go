@@ -125,10 +125,10 @@ hold labels), in an order that mixes the strata; the summary goes to stderr, or 
 			return nil
 		},
 	}
-	cmd.Flags().IntVar(&n, "n", 0, "claims to sample (required)")
-	cmd.Flags().StringVar(&since, "since", "", "only traces made since this time: RFC 3339 (2026-11-30T00:00:00Z) or a duration before now (24h, 90m, 7d)")
-	cmd.Flags().StringVar(&out, "out", "", "write the items to this new file instead of stdout")
-	cmd.Flags().Uint64Var(&seed, "seed", 0, "sampling seed: the same seed over the same traces draws the same claims (default random, reported)")
+	cmd.Flags().IntVar(&n, "n", 0, "sample `N` judged claims (required)")
+	cmd.Flags().StringVar(&since, "since", "", "sample only traces made since this `TIME`: RFC 3339 (2026-11-30T00:00:00Z) or a duration before now (24h, 90m, 7d)")
+	cmd.Flags().StringVar(&out, "out", "", "write the items to this new `FILE` (mode 0600) instead of stdout")
+	cmd.Flags().Uint64Var(&seed, "seed", 0, "sampling `SEED`: the same seed over the same traces draws the same claims (default random, reported)")
 	cmd.Flags().BoolVar(&blind, "blind", false, "leave the judge's verdict out of the items, so the reviewer is not swayed by it")
 	snapshotFlag(cmd, o)
 	return cmd
@@ -155,15 +155,19 @@ func printSampleSummary(w io.Writer, s *sampleSummary) {
 		if s.Since != nil {
 			fmt.Fprintf(w, " since %s", s.Since.Format(time.RFC3339))
 		}
-		fmt.Fprintf(w, " (%d verdict(s) with an error or no label); nothing written\n", s.Unreviewable)
+		fmt.Fprintf(w, " (%s with an error or no label); nothing written\n", plural(s.Unreviewable, "verdict"))
 		return
 	}
-	fmt.Fprintf(w, "sampled %d of %d judged claims in %d strata to %s (seed %d)\n", s.Sampled, s.Population, len(s.Strata), where, s.Seed)
+	strata := plural(len(s.Strata), "stratum")
+	if len(s.Strata) != 1 {
+		strata = fmt.Sprintf("%d strata", len(s.Strata))
+	}
+	fmt.Fprintf(w, "sampled %d of %s in %s to %s (seed %d)\n", s.Sampled, plural(s.Population, "judged claim"), strata, where, s.Seed)
 	for _, st := range s.Strata {
 		fmt.Fprintf(w, "  %-20s %-14s %6d of %d\n", st.Judge, st.Label, st.Sampled, st.Population)
 	}
 	if s.Unreviewable > 0 {
-		fmt.Fprintf(w, "%d verdict(s) left out: an error, no label, or an unknown label\n", s.Unreviewable)
+		fmt.Fprintf(w, "%s left out: an error, no label, or an unknown label\n", plural(s.Unreviewable, "verdict"))
 	}
 	fmt.Fprintf(w, "set human_label to %s, then: evidence review record FILE\n", labelList)
 }
@@ -196,7 +200,7 @@ the note and the time. Recording the same item again replaces its review: a file
 after more labels are filled in. Items whose human_label is "" are skipped. A bad line (not JSON, an
 unknown field, a label outside the vocabulary, a claim the store does not hold as judged, a verdict that
 differs from the stored trace's, an item given twice) is reported with its line number and skipped; the
-others are stored, and the exit code is then 3.
+others are stored, and the exit code is then 3 (1 when no line could be recorded).
 
 ` + reviewHelp,
 		Args: argsBetween(1, 1),
@@ -233,11 +237,14 @@ others are stored, and the exit code is then 3.
 				for _, e := range res.Errors {
 					fmt.Fprintf(o.stderr, "%s:%d: %s\n", args[0], e.Line, e.Error)
 				}
-				o.printf("recorded %d reviews from %s: %d new, %d replaced, %d unchanged; %d skipped (no human_label), %d bad lines\n",
-					res.Added+res.Replaced+res.Unchanged, args[0], res.Added, res.Replaced, res.Unchanged, res.Skipped, len(res.Errors))
+				o.printf("recorded %s from %s: %d new, %d replaced, %d unchanged; %d skipped (no human_label), %s\n",
+					plural(res.Added+res.Replaced+res.Unchanged, "review"), args[0], res.Added, res.Replaced, res.Unchanged, res.Skipped, plural(len(res.Errors), "bad line"))
 			}
-			if len(res.Errors) > 0 {
-				return &exitStatus{code: exitPartial, msg: fmt.Sprintf("%d bad lines in %s (the good ones are recorded)", len(res.Errors), args[0])}
+			switch {
+			case len(res.Errors) > 0 && res.Added+res.Replaced+res.Unchanged == 0:
+				return &exitStatus{code: exitError, msg: fmt.Sprintf("nothing recorded: %s in %s", plural(len(res.Errors), "bad line"), args[0])}
+			case len(res.Errors) > 0:
+				return &exitStatus{code: exitPartial, msg: fmt.Sprintf("%s in %s (the good ones are recorded)", plural(len(res.Errors), "bad line"), args[0])}
 			}
 			return nil
 		},

@@ -156,7 +156,7 @@ func printReviewStats(o *options, st *reviewStats) {
 		}
 	}
 	if st.Ignored > 0 {
-		o.printf("%d stored reviews ignored: a label outside %s\n", st.Ignored, strings.ReplaceAll(labelList, " | ", ", "))
+		o.printf("%s ignored: a label outside %s\n", plural(st.Ignored, "stored review"), strings.ReplaceAll(labelList, " | ", ", "))
 	}
 }
 

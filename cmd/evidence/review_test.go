@@ -557,7 +557,7 @@ func TestRecordBadLines(t *testing.T) {
 	if code != exitPartial {
 		t.Fatalf("record with bad lines: exit %d, want %d: %s", code, exitPartial, errs)
 	}
-	if !strings.Contains(out, "recorded 1 reviews") || !strings.Contains(out, "1 skipped") || !strings.Contains(out, "10 bad lines") {
+	if !strings.Contains(out, "recorded 1 review ") || !strings.Contains(out, "1 skipped") || !strings.Contains(out, "10 bad lines") {
 		t.Errorf("summary: %s", out)
 	}
 	for _, want := range []string{

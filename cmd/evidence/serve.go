@@ -63,9 +63,9 @@ principal; never a body, a raw path or query, or an error message, so never docu
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&so.addr, "addr", "127.0.0.1:8080", "listen address (host:port); a non-loopback address needs --tokens")
-	f.StringVar(&so.tokens, "tokens", "", `token file: "<token> <principal>" or "<token> service" a line`)
-	f.StringVar(&so.policy, "policy", "", "verification policy file (JSON, or YAML when named .yaml or .yml); default: the built-in policy")
+	f.StringVar(&so.addr, "addr", "127.0.0.1:8080", "listen on this `HOST:PORT`; a non-loopback address needs --tokens")
+	f.StringVar(&so.tokens, "tokens", "", "accept the bearer tokens of this `FILE`: \"<token> <principal>\" or \"<token> service\" a line")
+	f.StringVar(&so.policy, "policy", "", "verify with the policy of this `FILE` (JSON, or YAML when named .yaml or .yml); default: the built-in policy")
 	f.DurationVar(&so.readTimeout, "read-timeout", 30*time.Second, "time to read a whole request, body included")
 	f.DurationVar(&so.writeTimeout, "write-timeout", 2*time.Minute, "time to handle a request and write its response (an upload's ingest included)")
 	f.DurationVar(&so.idleTimeout, "idle-timeout", 2*time.Minute, "how long a keep-alive connection may wait for its next request")
@@ -145,7 +145,7 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 	}
 	auth := "no tokens: X-Evidence-Principal is trusted"
 	if tokens != nil {
-		auth = fmt.Sprintf("%d tokens", tokens.len())
+		auth = plural(tokens.len(), "token")
 	}
 	logger.Info("evidence: serving http://"+ln.Addr().String(), "store", db.Path(), "auth", auth)
 	errc := make(chan error, 1)

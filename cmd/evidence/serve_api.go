@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -699,6 +700,17 @@ func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 	if opts.Chunk.Overlap, err = intParam(fields, "overlap", ingest.DefaultChunkOptions.Overlap); err != nil {
 		return err
 	}
+	// As the CLI's flags: a given overlap the chunker would reduce is
+	// refused, the default one fits itself to a small chunk size.
+	cutSize := cmp.Or(opts.Chunk.Size, ingest.DefaultChunkOptions.Size)
+	if max := ingest.MaxOverlap(cutSize); opts.Chunk.Overlap > max {
+		if fields.Get("overlap") != "" {
+			return errorf(http.StatusBadRequest, "bad_request", "overlap=%d: want 0 to %d code points with chunk_size %d (less than half a chunk)", opts.Chunk.Overlap, max, cutSize)
+		}
+		if opts.Chunk.Overlap >= cutSize {
+			opts.Chunk.Overlap = max
+		}
+	}
 	sum, err := ingest.Run(r.Context(), s.db, []string{path}, opts)
 	if errors.Is(err, ingest.ErrOptions) {
 		return errorf(http.StatusBadRequest, "bad_request", "%v", err)
@@ -813,6 +825,9 @@ func (s *server) getQuarantine(w http.ResponseWriter, r *http.Request, c *caller
 		default:
 			return errorf(http.StatusBadRequest, "bad_request", "%s=%q: want true or false", name, q.Get(name))
 		}
+	}
+	if err := f.check(); err != nil {
+		return errorf(http.StatusBadRequest, "bad_request", "%v", err)
 	}
 	rows := []quarantined{}
 	byReason := map[string]int{}

@@ -23,8 +23,9 @@ import (
 // server instead. The token comes from EVIDENCE_TOKEN, never from a flag
 // (flags show in process lists).
 
-// serverFlagHelp is the help of --server.
-const serverFlagHelp = "ask a running `evidence serve` at this URL instead of opening the store (env EVIDENCE_SERVER; token from EVIDENCE_TOKEN)"
+// serverFlagHelp is the help of --server. The back-quoted word is the
+// placeholder pflag shows: --server URL.
+const serverFlagHelp = "ask the running evidence serve at this `URL` (http:// or https://) instead of opening the store (env EVIDENCE_SERVER; token from EVIDENCE_TOKEN)"
 
 func defaultServer() string { return os.Getenv("EVIDENCE_SERVER") }
 
@@ -135,7 +136,7 @@ func (c *serverClient) text(version string, start, end int, principal string) (*
 }
 
 // snapshotFlagHelp is the help of --server on the inspection commands.
-const snapshotFlagHelp = "inspect a snapshot of a running `evidence serve`'s store, taken now (env EVIDENCE_SERVER; token from EVIDENCE_TOKEN: a service token, acting for no user)"
+const snapshotFlagHelp = "inspect a snapshot, taken now, of the store of the running evidence serve at this `URL` (env EVIDENCE_SERVER; token from EVIDENCE_TOKEN: a service token, acting for no user)"
 
 // snapshotFlag gives an inspection command --server: it then reads a
 // snapshot of the running server's store.

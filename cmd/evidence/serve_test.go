@@ -783,6 +783,8 @@ func TestServeUploadDelete(t *testing.T) {
 		{"too large", "/v1/documents?filename=big.md", strings.Repeat("word ", 60<<10), 413},
 		{"failed extraction", "/v1/documents?filename=blank.md", "   \n\n  ", 422},
 		{"bad chunk size", "/v1/documents?filename=c.md&chunk_size=10&overlap=20", "# c\n\nsome text", 400},
+		{"overlap the chunker would reduce", "/v1/documents?filename=c.md&chunk_size=10&overlap=5", "# c\n\nsome text", 400},
+		{"small chunk size, default overlap", "/v1/documents?filename=d.md&chunk_size=10", "# d\n\nsome text", 201},
 	} {
 		r := e.do(request{method: "POST", path: tt.path, token: serviceToken, body: []byte(tt.body)})
 		if r.status != tt.status {
@@ -823,6 +825,10 @@ func TestServeQuarantineAndMetrics(t *testing.T) {
 	}
 	if r := e.do(request{path: "/v1/quarantine?all=perhaps"}); r.status != 400 {
 		t.Errorf("all=perhaps: got %d, want 400", r.status)
+	}
+	// An unknown reason selects nothing by mistake: refused, with the codes.
+	if r := e.do(request{path: "/v1/quarantine?reason=text-mismatch"}); r.status != 400 || !bytes.Contains(r.body, []byte("want one of out_of_range, text_mismatch")) {
+		t.Errorf("reason=text-mismatch: got %d %s, want 400 naming the reason codes", r.status, r.body)
 	}
 	// Requests, verification failures and quarantine counts show in /metrics.
 	req := verifyRequest(t, e, 2)
@@ -1256,7 +1262,7 @@ func TestReadCommandsThroughServer(t *testing.T) {
 		t.Errorf("quarantine list --server as the analyst: exit %d (%s):\n%s", code, errs, out)
 	}
 	code, out, _ = runCLI(t, "quarantine", "stats", "--server", e.ts.URL, "--reason", "text_mismatch")
-	if code != exitOK || !strings.HasPrefix(out, "1 quarantined chunks") {
+	if code != exitOK || !strings.HasPrefix(out, "1 quarantined chunk\n") {
 		t.Errorf("quarantine stats --server: exit %d:\n%s", code, out)
 	}
 	req := verifyRequest(t, e, 2)
@@ -1326,7 +1332,7 @@ func TestInspectionThroughSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errs = runCLI(t, "quarantine", "show", "--server", e.ts.URL, nv.Chunks[2].ID())
-	if code != exitPartial || !strings.Contains(out, "QUARANTINED  text_mismatch") || !strings.Contains(out, "claimed words") {
+	if code != exitOK || !strings.Contains(out, "QUARANTINED text_mismatch") || !strings.Contains(out, "claimed words") {
 		t.Errorf("quarantine show --server: exit %d (%s):\n%s", code, errs, out)
 	}
 	// A principal's token, or a service acting for a user, may not copy

@@ -91,9 +91,9 @@ or times out sends the claim to review. Verdicts are cached in the store (docs/j
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&policyFile, "policy", "", "policy file (JSON, or YAML when named .yaml or .yml); default: the built-in policy (verify/default-policy.json)")
-	cmd.Flags().StringVar(&principal, "principal", "", "principal the answer is for (overrides the request's)")
-	cmd.Flags().BoolVar(&noTrace, "no-trace", false, "do not store a trace (opens the store read-only)")
+	cmd.Flags().StringVar(&policyFile, "policy", "", "verify with the policy of this `FILE` (JSON, or YAML when named .yaml or .yml); default: the built-in policy (verify/default-policy.json)")
+	cmd.Flags().StringVar(&principal, "principal", "", "`PRINCIPAL` the answer is for, checked against each cited document's access list (overrides the request's)")
+	cmd.Flags().BoolVar(&noTrace, "no-trace", false, "do not store a trace of the verification (opens the store read-only)")
 	cmd.Flags().StringVar(&server, "server", defaultServer(), serverFlagHelp+"; the server's policy applies")
 	jf.register(cmd.Flags())
 	return cmd

@@ -20,7 +20,8 @@
 //     hyphen, non-breaking hyphen or soft hyphen between letters, followed
 //     by white space holding a line break).
 //   - fuzzy: within a bounded edit distance of the normalized quote, for
-//     OCR noise; Match.Distance says how far.
+//     OCR noise; Match.Distance says how far. A fuzzy span ends on word
+//     boundaries (see Guarantees).
 //   - none: not found.
 //
 // At the folded levels spaces at either end of the quote are ignored, and a
@@ -45,7 +46,18 @@
 //   - An exact span is the quote, byte for byte; a whitespace or normalized
 //     span, folded at its level, equals the quote folded at that level; a
 //     fuzzy span is the place with the least distance in the region
-//     searched, at most the bound, which never exceeds half the quote.
+//     searched, at most the bound, which never exceeds half the quote, and
+//     Distance is the edit distance of the span returned.
+//   - A fuzzy span does not cut a word on an edit. Where the least-distance
+//     place ends inside a word and the quote's rune at that end is not the
+//     text's (a quote "… within 14 days" is closest to "… within 14 cale"
+//     of "14 calendar days"), the end moves to the word's edge or past the
+//     separators to the neighbouring word, whichever leaves fewer edits, if
+//     that stays within the bound ("… within 14", five edits); a number is
+//     never cut ("1,250" of "1,250,000"), even where its digits match. A
+//     quote that holds no separator (one word, an identifier), or whose
+//     edge letters match the text (a quoted fragment, "xpense reports"),
+//     keeps its place; so does a span no boundary within the bound fits.
 //   - Ambiguity is reported, never resolved by guessing: Match.Count counts
 //     the places that tie at the winning level and distance after the
 //     Prefix/Suffix context has broken what ties it can. Count > 1 means

@@ -505,10 +505,22 @@ func (q *query) fuzzyRegion(f *folded, fq string, bs, be, k int) (Match, bool) {
 		q.revReady = true
 	}
 	c := chooser{q: q}
+	words := hasSeparator(fq)
+	sr.snapped = sr.snapped[:0]
+outer:
 	for _, e := range sr.ends {
 		s := sr.start(f.s, bs, e, d)
 		x := cand{dist: d, fs: s, fe: e, ctx: -1}
-		x.start, x.end = f.span(s, e)
+		if words {
+			q.snap(f.s, fq, &x, k)
+			for _, r := range sr.snapped {
+				if r.lo == x.fs && r.hi == x.fe {
+					continue outer // two ends moved to one place
+				}
+			}
+			sr.snapped = append(sr.snapped, region{x.fs, x.fe})
+		}
+		x.start, x.end = f.span(x.fs, x.fe)
 		c.add(&x)
 	}
 	return result(LevelFuzzy, &chooser{}, &c)

@@ -150,6 +150,9 @@ type searcher struct {
 	tbl     [utf8.RuneSelf]uint64 // the filter's first-block vectors of ASCII
 	tblWide []uint64              // and of rowNone and the wide rows
 	regions []region
+
+	snapStarts, snapEnds []int    // edges a fuzzy match's ends may move to (words.go)
+	snapped              []region // fuzzy spans already chosen, to count each place once
 }
 
 type run struct{ first, last int } // filter hits, end byte offsets
@@ -556,14 +559,29 @@ func (sr *searcher) report(j, ri, score int) int {
 
 // start returns where the match of distance d that ends at byte e begins:
 // the smallest offset s ≥ lo with edit(pattern, s[s:e]) minimal, found by
-// running the reversed pattern backwards from e, anchored there, over at
-// most m+d code points (no match of distance d is longer).
-//
-// After j code points, rows below j+d hold values above d (a row i costs at
-// least i−j), so a block joins only when that band reaches it, started from
-// the upper bound of a column growing by one a row as in the forward scan;
-// values within d stay exact, and about half the block steps are saved.
+// running the reversed pattern backwards from e (see back).
 func (sr *searcher) start(s string, lo, e, d int) int {
+	bestScore, best := sr.rev.m, e
+	sr.back(s, lo, e, d, func(j, score int) {
+		if score <= bestScore {
+			bestScore, best = score, j
+		}
+	})
+	return best
+}
+
+// back runs the reversed pattern backwards from byte e of s, anchored there,
+// over at most m+band code points and not before lo, and calls visit(j,
+// score) at each offset j it passes where the score is known: score is
+// edit(pattern, s[j:e]) exactly when that is at most band, and more than
+// band otherwise (no span of distance band is longer than m+band).
+//
+// After j code points, rows below j+band hold values above band (a row i
+// costs at least i−j), so a block joins only when that band reaches it,
+// started from the upper bound of a column growing by one a row as in the
+// forward scan; values within band stay exact, and about half the block
+// steps are saved.
+func (sr *searcher) back(s string, lo, e, band int, visit func(j, score int)) {
 	p := &sr.rev
 	m, nb := p.m, p.nb
 	sr.blocks(nb)
@@ -575,9 +593,8 @@ func (sr *searcher) start(s string, lo, e, d int) int {
 	if nb == 1 {
 		sc[0] = m
 	}
-	bestScore, best := m, e
 	j := e
-	for n := 1; j > lo && n <= m+d; n++ {
+	for n := 1; j > lo && n <= m+band; n++ {
 		var base int
 		if c := s[j-1]; c < utf8.RuneSelf {
 			base = int(c) * nb
@@ -609,7 +626,7 @@ func (sr *searcher) start(s string, lo, e, d int) int {
 			pv[b], mv[b] = mh|^(xv|ph), ph&xv
 			sc[b] += carry
 		}
-		if y < nb-1 && 64*(y+1) < n+d {
+		if y < nb-1 && 64*(y+1) < n+band {
 			y++
 			rows, shift := 64, uint(63)
 			if y == nb-1 {
@@ -619,11 +636,10 @@ func (sr *searcher) start(s string, lo, e, d int) int {
 			pv[y], mv[y], h = advance(^uint64(0), 0, p.peq[base+y], carry, shift)
 			sc[y] = sc[y-1] + rows - carry + h
 		}
-		if y == nb-1 && sc[y] <= bestScore {
-			bestScore, best = sc[y], j
+		if y == nb-1 {
+			visit(j, sc[y])
 		}
 	}
-	return best
 }
 
 // anchored returns the least edit distance between the pattern p (at most
