@@ -87,6 +87,36 @@ type accepted struct {
 	text    string // the evidence span
 	before  string // the cited chunk's text before the span, where a unit scale may be stated
 	meaning meaningEvidence
+	// figures is the span widened to whole numbers where an edge cuts one,
+	// and figuresBefore the chunk before it: a quote "1,250" cut from
+	// "1,250,000" states no figure 1,250.
+	figures, figuresBefore string
+}
+
+// acceptSpan is the accepted citation of chunk bytes [bs, be).
+func acceptSpan(chunk string, bs, be int, er *EvidenceReport) accepted {
+	fs, fe := wholeNumbers(chunk, bs, be)
+	return accepted{text: chunk[bs:be], before: chunk[:bs], meaning: meaningContext(chunk, bs, be, er),
+		figures: chunk[fs:fe], figuresBefore: chunk[:fs]}
+}
+
+// wholeNumbers widens bytes [bs, be) of s so that neither edge cuts a
+// number: digits on both sides of an edge, or a digit, a separator and a
+// digit ("1,250|,000", "3.2|5").
+func wholeNumbers(s string, bs, be int) (int, int) {
+	digit := func(i int) bool { return i >= 0 && i < len(s) && '0' <= s[i] && s[i] <= '9' }
+	sep := func(i int) bool { return i >= 0 && i < len(s) && (s[i] == ',' || s[i] == '.') }
+	if be > bs && digit(be-1) {
+		for digit(be) || sep(be) && digit(be+1) {
+			be++
+		}
+	}
+	if bs < be && digit(bs) {
+		for digit(bs-1) || sep(bs-1) && digit(bs-2) {
+			bs--
+		}
+	}
+	return bs, be
 }
 
 func (c *checker) claim(cl *Claim) (ClaimReport, error) {
@@ -135,7 +165,7 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 	if c.figures[0] = appendFigures(c.figures[0][:0], cl.Text); len(c.figures[0]) > 0 {
 		c.figures[1] = c.figures[1][:0]
 		for _, g := range good {
-			c.figures[1] = appendEvidenceFigures(c.figures[1], g.text, g.before, c.figures[0])
+			c.figures[1] = appendEvidenceFigures(c.figures[1], g.figures, g.figuresBefore, c.figures[0])
 		}
 		missing, contradicted = checkFigures(c.figures[0], c.figures[1])
 		if len(missing) > 0 {
@@ -353,7 +383,7 @@ func (c *checker) evidence(e *Evidence, claim string) (EvidenceReport, accepted,
 			return er, accepted{}, "", err
 		}
 		er.Status, er.Match, er.Text = EvidenceOK, "", span
-		return er, accepted{text: span, before: chunkText[:bs], meaning: meaningContext(chunkText, bs, be, &er)}, Accept, nil
+		return er, acceptSpan(chunkText, bs, be, &er), Accept, nil
 	}
 	m, bs, be := match.Locate(chunkText, e.Quote, match.Options{Hint: lo, MaxDistance: c.pol.FuzzyMaxDistance})
 	er.Match, er.Distance, er.Elided = string(m.Level), m.Distance, m.Elided
@@ -419,7 +449,7 @@ func (c *checker) evidence(e *Evidence, claim string) (EvidenceReport, accepted,
 	}
 	er.Status, er.Text = EvidenceOK, span
 	er.Checks = append(er.Checks, CheckQuote)
-	return er, accepted{text: span, before: chunkText[:bs], meaning: meaningContext(chunkText, bs, be, &er)}, Accept, nil
+	return er, acceptSpan(chunkText, bs, be, &er), Accept, nil
 }
 
 // headCodePoints is how much of a version's opening the names check reads.
