@@ -24,7 +24,9 @@ type Generator interface {
 type GeneratorFunc func(ctx context.Context, req *Request) (*Answer, error)
 
 // Generate calls f.
-func (f GeneratorFunc) Generate(ctx context.Context, req *Request) (*Answer, error) { return f(ctx, req) }
+func (f GeneratorFunc) Generate(ctx context.Context, req *Request) (*Answer, error) {
+	return f(ctx, req)
+}
 
 // GenError is a generator failure on one question, with its reason code
 // (ReasonTimeout, ReasonCrashed, ReasonBadOutput, ReasonGeneratorError).

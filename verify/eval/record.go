@@ -35,9 +35,9 @@ type Record struct {
 	// gates.
 	Splits map[string]*Summary `json:"splits"`
 	// Issues are lines of an answers file that name no question.
-	Issues    []InvalidLine      `json:"issues"`
-	Versions  []CitedVersion     `json:"versions"`
-	Questions []QuestionResult   `json:"questions"`
+	Issues    []InvalidLine    `json:"issues"`
+	Versions  []CitedVersion   `json:"versions"`
+	Questions []QuestionResult `json:"questions"`
 }
 
 // FileInfo names an input file and pins its bytes.
@@ -80,11 +80,11 @@ type CitedVersion struct {
 // that nothing measured is absent), failures by category, the counts
 // behind the rates, errors by reason code, and questions by status.
 type Summary struct {
-	Metrics   map[string]float64 `json:"metrics"`
-	Failures  Failures           `json:"failures"`
-	Counts    Counts             `json:"counts"`
-	Errors    map[string]int     `json:"errors"`
-	Statuses  map[string]int     `json:"statuses"` // questions by status, and "total"
+	Metrics  map[string]float64 `json:"metrics"`
+	Failures Failures           `json:"failures"`
+	Counts   Counts             `json:"counts"`
+	Errors   map[string]int     `json:"errors"`
+	Statuses map[string]int     `json:"statuses"` // questions by status, and "total"
 }
 
 // QuestionResult is one question of a run.
