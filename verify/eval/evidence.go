@@ -6,6 +6,7 @@ import (
 
 	"github.com/evidence-rag/evidence/resolve/match"
 	"github.com/evidence-rag/evidence/store"
+	"github.com/evidence-rag/evidence/verify"
 )
 
 // ResolvedEvidence is an expected passage found in the current version of
@@ -34,6 +35,7 @@ type Viewer interface {
 type resolver struct {
 	tx      *store.Tx
 	indexes map[string]*match.Index
+	texts   map[string]string
 	chunks  map[string][]store.Chunk
 }
 
@@ -41,8 +43,11 @@ type resolver struct {
 // passage does not resolve, for the question's record (the question is not
 // run); err is set only when the store cannot be read.
 func ResolveEvidence(tx *store.Tx, q *Question) (ev []ResolvedEvidence, problem string, err error) {
-	r := &resolver{tx: tx, indexes: map[string]*match.Index{}, chunks: map[string][]store.Chunk{}}
-	return r.question(q)
+	return newResolver(tx).question(q)
+}
+
+func newResolver(tx *store.Tx) *resolver {
+	return &resolver{tx: tx, indexes: map[string]*match.Index{}, texts: map[string]string{}, chunks: map[string][]store.Chunk{}}
 }
 
 func (r *resolver) question(q *Question) ([]ResolvedEvidence, string, error) {
@@ -90,6 +95,12 @@ func (r *resolver) passage(e ExpectedEvidence, principal string) (ResolvedEviden
 		return re, fmt.Sprintf("the quote is not in its current version %s", v.ID), nil
 	case m.Count > 1:
 		return re, fmt.Sprintf("the quote matches %d places of version %s: quote enough words to name one", m.Count, v.ID), nil
+	case m.Level == match.LevelFuzzy:
+		// As in verification, a fuzzy match never excuses a changed figure.
+		bs, be := match.ByteRange(r.texts[v.ID], m.Start, m.End)
+		if span := r.texts[v.ID][bs:be]; !sameFigures(e.Quote, span) {
+			return re, fmt.Sprintf("the quote matches only fuzzily, with other figures: %q in version %s", clip(span, 200), v.ID), nil
+		}
 	}
 	re.SourceStart, re.SourceEnd, re.Match = m.Start, m.End, string(m.Level)
 	chunks, err := r.servable(v)
@@ -125,9 +136,24 @@ func (r *resolver) index(v *store.Version) (*match.Index, error) {
 	if err := store.VerifyText(v, txt); err != nil {
 		return nil, err
 	}
-	ix := match.NewIndex(string(txt.Bytes())) // a copy: the index outlives no transaction, but strings must not alias the map
-	r.indexes[v.ID] = ix
+	text := string(txt.Bytes()) // a copy: the mapped bytes live only as long as the transaction
+	ix := match.NewIndex(text)
+	r.indexes[v.ID], r.texts[v.ID] = ix, text
 	return ix, nil
+}
+
+// sameFigures reports whether a and b hold the same figures, in order.
+func sameFigures(a, b string) bool {
+	fa, fb := verify.Figures(a), verify.Figures(b)
+	if len(fa) != len(fb) {
+		return false
+	}
+	for i := range fa {
+		if fa[i].Kind != fb[i].Kind || fa[i].Value != fb[i].Value {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *resolver) servable(v *store.Version) ([]store.Chunk, error) {

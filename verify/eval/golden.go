@@ -98,7 +98,7 @@ func ParseGolden(r io.Reader) (*Golden, error) {
 				ID    any `json:"id"`
 				Split any `json:"split"`
 			}
-			if json.Unmarshal(line, &loose) == nil {
+			if json.NewDecoder(bytes.NewReader(line)).Decode(&loose) == nil {
 				bad.ID, _ = loose.ID.(string)
 				bad.Split, _ = loose.Split.(string)
 			}

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/evidence-rag/evidence/resolve/match"
 	"github.com/evidence-rag/evidence/store"
 	"github.com/evidence-rag/evidence/verify"
 )
@@ -195,7 +194,7 @@ func (r *runner) prepare() error {
 	r.qs = make([]*Question, 0, cap(r.results))
 	err := r.cfg.DB.View(func(tx *store.Tx) error {
 		r.rec.Store.Sequence = tx.Sequence()
-		res := &resolver{tx: tx, indexes: map[string]*match.Index{}, chunks: map[string][]store.Chunk{}}
+		res := newResolver(tx)
 		for i := range g.Questions {
 			q := &g.Questions[i]
 			qr := QuestionResult{ID: q.ID, Split: q.Split, Question: q.Question, Answerable: q.Answerable, Risk: q.Risk,
