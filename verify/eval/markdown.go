@@ -28,13 +28,13 @@ func WriteMarkdown(w io.Writer, runs []*Record, th *Thresholds, g *GateResult) e
 		}
 	}
 	p("## evidence eval run `%s`%s\n\n", r.RunID, verdict)
-	src := r.Source.Generator
+	src := "generator `" + mdCode(r.Source.Generator) + "`"
 	if r.Source.Mode == "answers" && r.Source.Answers != nil {
-		src = "answers " + r.Source.Answers.Path
+		src = "recorded answers `" + mdCode(r.Source.Answers.Path) + "`"
 	}
-	p("Golden set `%s`, %d questions (test %d, dev %d); %s `%s`; store sequence %d; started %s.\n\n",
-		r.Golden.Path, r.Statuses["total"], split(r, SplitTest).Statuses["total"], split(r, SplitDev).Statuses["total"],
-		r.Source.Mode, mdCode(src), r.Store.Sequence, r.Started.Format("2006-01-02 15:04:05Z"))
+	p("Golden set `%s`, %d questions (test %d, dev %d); %s; store sequence %d; started %s.\n\n",
+		mdCode(r.Golden.Path), r.Statuses["total"], split(r, SplitTest).Statuses["total"], split(r, SplitDev).Statuses["total"],
+		src, r.Store.Sequence, r.Started.Format("2006-01-02 15:04:05Z"))
 	if g != nil {
 		for _, s := range g.Incomplete {
 			p("- incomplete: %s\n", s)
