@@ -144,7 +144,7 @@ func TestDemoGenerator(t *testing.T) {
 		}
 	}
 	for id, what := range map[string]string{
-		"term-loan-size":   eval.MetricProbeMemoryRate, // remembered right, but from memory
+		"term-loan-size":   eval.MetricProbeMemoryRate,  // remembered right, but from memory
 		"commitment-fee":   eval.MetricValueCorrectRate, // remembered the fee before the amendment
 		"parental-leave":   eval.MetricUnanswerableDeclinedRate,
 		"expense-deadline": "disposition",
