@@ -16,10 +16,13 @@ import (
 // it is asked for, and, for a probe, the context the generator must answer
 // from instead of retrieving (docs/eval.md#the-generator-protocol).
 type Request struct {
-	ID        string         `json:"id"`
-	Question  string         `json:"question"`
-	Principal string         `json:"principal"`
-	Context   []ContextChunk `json:"context,omitempty"`
+	ID        string `json:"id"`
+	Question  string `json:"question"`
+	Principal string `json:"principal"`
+	// Context is null for a question (the generator retrieves), and a
+	// list, possibly empty, for a probe: the generator must answer from it
+	// alone, and an empty one leaves it nothing to answer from.
+	Context []ContextChunk `json:"context"`
 }
 
 // ContextChunk is a chunk given to the generator with its text; in a

@@ -166,6 +166,21 @@ func TestBudgetStopsTheRun(t *testing.T) {
 	}
 }
 
+// TestRequestContext: a question's request has a null context (the
+// generator retrieves); a probe's a list, empty when the ablation left
+// nothing, never left out.
+func TestRequestContext(t *testing.T) {
+	for req, want := range map[*eval.Request]string{
+		{ID: "q"}: `"context":null`,
+		{ID: "q/probe/1", Context: []eval.ContextChunk{}}: `"context":[]`,
+	} {
+		b, err := json.Marshal(req)
+		if err != nil || !strings.Contains(string(b), want) {
+			t.Errorf("%s: %v, want %s", b, err, want)
+		}
+	}
+}
+
 // TestInterrupted: a cancelled run stops, and records what it did not run.
 func TestInterrupted(t *testing.T) {
 	ts := newTestStore(t)
