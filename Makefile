@@ -17,7 +17,7 @@ test:
 
 ## race: the packages with concurrency (store caches, server, trace queue) under the race detector
 race:
-	$(GO) test -count=1 -race ./store/ ./resolve/... ./verify/ ./cmd/evidence/
+	$(GO) test -count=1 -race ./store/ ./resolve/... ./verify/ ./verify/eval/ ./cmd/evidence/
 
 ## lint: gofmt, go vet and staticcheck (pinned in go.mod's tool block)
 lint:

@@ -82,7 +82,7 @@ run with a usable answer, 3 when some were not run, invalid or errored (the reco
 				return err
 			}
 			cfg := eval.Config{Golden: golden, GoldenFile: goldenInfo, Parallel: parallel, Timeout: timeout, Probe: probe,
-				Budget: eval.Budget{MaxCalls: maxCalls, MaxCostUSD: maxCost, MaxSeconds: time.Duration(maxSeconds * float64(time.Second))}}
+				Budget: eval.Budget{MaxCalls: maxCalls, MaxCostUSD: maxCost, MaxTime: time.Duration(maxSeconds * float64(time.Second))}}
 			cfg.Source.Mode = "live"
 			if answers != "" {
 				b, err := os.ReadFile(answers)

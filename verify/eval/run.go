@@ -47,7 +47,7 @@ type Config struct {
 type Budget struct {
 	MaxCalls   int
 	MaxCostUSD float64
-	MaxSeconds time.Duration
+	MaxTime    time.Duration // --max-seconds
 }
 
 // BudgetReport is what a run spent, what stopped it, and what it did not
@@ -132,11 +132,11 @@ func Run(ctx context.Context, cfg Config) (*Record, error) {
 		r.rec.Judge = cfg.Judge.ID()
 	}
 	b := cfg.Budget
-	r.rec.Budget = BudgetReport{MaxCalls: b.MaxCalls, MaxCostUSD: b.MaxCostUSD, MaxSeconds: b.MaxSeconds.Seconds(), NotRun: []string{}}
+	r.rec.Budget = BudgetReport{MaxCalls: b.MaxCalls, MaxCostUSD: b.MaxCostUSD, MaxSeconds: b.MaxTime.Seconds(), NotRun: []string{}}
 	var cancel context.CancelFunc = func() {}
 	r.runCtx = ctx
-	if b.MaxSeconds > 0 {
-		r.runCtx, cancel = context.WithDeadline(ctx, started.Add(b.MaxSeconds))
+	if b.MaxTime > 0 {
+		r.runCtx, cancel = context.WithDeadline(ctx, started.Add(b.MaxTime))
 	}
 	defer cancel()
 	r.spend = spend{b: b, start: started}
@@ -257,11 +257,10 @@ func (r *runner) each(items []int, live bool, phase string, do func(int) string)
 				mu.Unlock()
 				status := do(i)
 				if r.cfg.Progress != nil {
-					mu.Lock()
+					mu.Lock() // one report at a time, in the order they finish
 					done++
-					p := Progress{Phase: phase, Done: done, Total: len(items), ID: r.results[i].ID, Status: status}
+					r.cfg.Progress(Progress{Phase: phase, Done: done, Total: len(items), ID: r.results[i].ID, Status: status})
 					mu.Unlock()
-					r.cfg.Progress(p)
 				}
 			}
 		}()
@@ -395,7 +394,7 @@ func (s *spend) reserve(ctx context.Context, now time.Time) bool {
 	case s.stopped != "":
 	case ctx.Err() != nil:
 		s.stopped = ReasonInterrupted
-	case s.b.MaxSeconds > 0 && now.Sub(s.start) >= s.b.MaxSeconds:
+	case s.b.MaxTime > 0 && now.Sub(s.start) >= s.b.MaxTime:
 		s.stopped = "max_seconds"
 	case s.b.MaxCalls > 0 && s.calls+s.inflight >= s.b.MaxCalls:
 		s.stopped = "max_calls"

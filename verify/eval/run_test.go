@@ -139,7 +139,7 @@ func TestBudgetStopsTheRun(t *testing.T) {
 	}{
 		{"max calls", eval.Budget{MaxCalls: 3}, ids, 3, "max_calls"},
 		{"max cost", eval.Budget{MaxCostUSD: 0.5}, ids, 2, "max_cost_usd"}, // each answer costs 0.25
-		{"max seconds", eval.Budget{MaxSeconds: 300 * time.Millisecond}, []string{"good-1", "hang-1", "good-2"}, 1, "max_seconds"},
+		{"max seconds", eval.Budget{MaxTime: 300 * time.Millisecond}, []string{"good-1", "hang-1", "good-2"}, 1, "max_seconds"},
 		{"within budget", eval.Budget{MaxCalls: 10, MaxCostUSD: 5}, ids, 6, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
