@@ -93,8 +93,8 @@ run with a usable answer, 3 when some were not run, invalid or errored (the reco
 					return usageError{fmt.Errorf("%s: %w", answers, err)}
 				}
 				cfg.Source = eval.Source{Mode: "answers", Answers: &eval.FileInfo{Path: answers, BLAKE3: store.Hash(b).String()}}
-				if cfg.Parallel < 2 {
-					cfg.Parallel = 2 // verifying recorded answers spends nothing: use both cores
+				if !cmd.Flags().Changed("parallel") {
+					cfg.Parallel = 2 // verifying recorded answers spends nothing: use two cores
 				}
 			}
 			if generator != "" {
