@@ -175,9 +175,6 @@ It never fails on the thresholds (that is gate's job). The HTML report is not bu
 					gth = &eval.Thresholds{Metrics: map[string]eval.Threshold{}}
 				}
 				g = eval.Gate(runs[0], gth, base, eval.GateOptions{})
-				if th == nil {
-					g.Pass = true // no thresholds: nothing to pass or fail, only the comparison
-				}
 			}
 			return eval.WriteMarkdown(o.stdout, runs, th, g)
 		},

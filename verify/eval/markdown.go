@@ -21,7 +21,7 @@ func WriteMarkdown(w io.Writer, runs []*Record, th *Thresholds, g *GateResult) e
 	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
 	r := runs[0]
 	verdict := ""
-	if g != nil {
+	if g != nil && th != nil { // without thresholds a gate result only compares with a baseline
 		verdict = " — gate **FAIL**"
 		if g.Pass {
 			verdict = " — gate **PASS**"
