@@ -176,7 +176,7 @@ run with a usable answer, 3 when some were not run, invalid or errored (the reco
 	f.IntVar(&parallel, "parallel", 1, "generator processes answering at once")
 	f.DurationVar(&timeout, "timeout", 60*time.Second, "time one answer may take; a generator that takes longer is killed and restarted")
 	f.IntVar(&probe, "probe", 0, "answers that verified to probe (ablation and counterfactual), high-risk first (needs --generator)")
-	f.IntVar(&maxCalls, "max-calls", 0, "stop after this many generator calls (usage.calls, else 1 an answer); 0: no bound")
+	f.IntVar(&maxCalls, "max-calls", 0, "stop after this many generator calls (usage.calls, at least 1 an answer); 0: no bound")
 	f.Float64Var(&maxCost, "max-cost-usd", 0, "stop once the answers' usage.cost_usd adds up to this; 0: no bound")
 	f.Float64Var(&maxSeconds, "max-seconds", 0, "stop after this many seconds; 0: no bound")
 	f.StringVar(&policyFile, "policy", "", "verification policy file (JSON or YAML), as for verify")

@@ -9,7 +9,7 @@
 set -euo pipefail
 BIN=${1:-bin/evidence}
 OUT=${EVAL_DEMO_DIR:-eval-demo}
-HERE=$(cd "$(dirname "$0")" && pwd)
+HERE=$(dirname "$0") # as invoked, so that records name corpus/eval/… relative to the checkout
 command -v python3 >/dev/null || { echo "eval-demo needs python3 (Debian: apt-get install python3)" >&2; exit 1; }
 rm -rf "$OUT" && mkdir -p "$OUT"
 DB="$OUT/eval.db"

@@ -57,8 +57,9 @@ type Answer struct {
 	Principal string `json:"principal,omitempty"`
 }
 
-// Usage is what answering cost: model calls and US dollars. A missing
-// usage counts as one call and no cost.
+// Usage is what answering cost: model calls and US dollars. Every answer
+// counts at least one call against --max-calls (so the bound also bounds
+// requests); a missing usage is one call and no cost.
 type Usage struct {
 	Calls   int     `json:"calls"`
 	CostUSD float64 `json:"cost_usd"`
@@ -90,12 +91,12 @@ func DecodeAnswer(b []byte) (*Answer, error) {
 	return &a, nil
 }
 
-// calls is what the answer counts against --max-calls.
+// calls is what the answer counts against --max-calls: at least one.
 func (a *Answer) calls() int {
-	if a.Usage == nil || a.Usage.Calls == 0 {
+	if a.Usage == nil {
 		return 1
 	}
-	return a.Usage.Calls
+	return max(1, a.Usage.Calls)
 }
 
 func (a *Answer) cost() float64 {

@@ -56,7 +56,7 @@ type BudgetReport struct {
 	MaxCalls   int     `json:"max_calls,omitempty"`
 	MaxCostUSD float64 `json:"max_cost_usd,omitempty"`
 	MaxSeconds float64 `json:"max_seconds,omitempty"`
-	Calls      int     `json:"calls"`    // generator calls: usage.calls summed, 1 for an answer without usage
+	Calls      int     `json:"calls"`    // generator calls: usage.calls summed, at least 1 an answer
 	CostUSD    float64 `json:"cost_usd"` // usage.cost_usd summed
 	Seconds    float64 `json:"seconds"`  // wall time of the run
 	JudgeCalls int     `json:"judge_calls"`
