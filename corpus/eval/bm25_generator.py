@@ -84,7 +84,7 @@ class BM25:
         for t in toks:
             tf[t] = tf.get(t, 0) + 1
         s = 0.0
-        for q in set(query):
+        for q in sorted(set(query)):  # a fixed order: float sums must not depend on hash seeds
             f = tf.get(q, 0)
             if f:
                 s += self.idf(q) * f * (self.k1 + 1) / (f + self.k1 * (1 - self.b + self.b * len(toks) / self.avgdl))
@@ -234,7 +234,7 @@ class Generator:
         for rank, d in enumerate(docs):
             for s, e, ctx in units(d["text"]):
                 have = set(tokens(d["text"][s:e] + " " + ctx)) & want
-                score = sum(self.bm25.idf(t) for t in have) - 0.01 * rank
+                score = sum(self.bm25.idf(t) for t in sorted(have)) - 0.01 * rank
                 if best is None or score > best[0]:
                     best = (score, d, s, e, len(have) / max(1, len(want)))
         return best
