@@ -15,7 +15,9 @@ rm -rf "$OUT" && mkdir -p "$OUT"
 DB="$OUT/eval.db"
 ev() { "$BIN" --db "$DB" "$@"; }
 
-ev ingest corpus/sample >/dev/null
+# The golden set names documents by their file names: each is ingested with --id,
+# whatever rule derives ids from paths.
+for f in corpus/sample/*; do ev ingest "$f" --id "$(basename "$f")" >/dev/null; done
 ev chunks > "$OUT/chunks.jsonl"
 GEN="python3 $HERE/bm25_generator.py --chunks $OUT/chunks.jsonl"
 
