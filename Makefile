@@ -4,7 +4,7 @@ BIN     := bin/evidence
 DEMO_DB := demo.db
 PKGS    := ./...
 
-.PHONY: all build test race lint fuzz bench demo run clean
+.PHONY: all build test race lint fuzz bench demo eval-demo run clean
 
 all: build
 
@@ -17,7 +17,7 @@ test:
 
 ## race: the packages with concurrency (store caches, server, trace queue) under the race detector
 race:
-	$(GO) test -count=1 -race ./store/ ./resolve/... ./verify/ ./cmd/evidence/
+	$(GO) test -count=1 -race ./store/ ./resolve/... ./verify/ ./verify/eval/ ./cmd/evidence/
 
 ## lint: gofmt, go vet and staticcheck (pinned in go.mod's tool block)
 lint:
@@ -50,7 +50,11 @@ demo: build
 	$(BIN) --db $(DEMO_DB) resolve $$($(BIN) --db $(DEMO_DB) chunks corpus/sample/expense-policy.md | head -1 | sed 's/.*"chunk_id":"\([^"]*\)".*/\1/')
 	@echo; $(BIN) --db $(DEMO_DB) audit
 
+## eval-demo: the release gate on the sample corpus (docs/eval.md); needs python3
+eval-demo: build
+	corpus/eval/demo.sh $(BIN)
+
 run: demo
 
 clean:
-	rm -rf bin $(DEMO_DB) bench.txt
+	rm -rf bin $(DEMO_DB) bench.txt eval-demo

@@ -63,6 +63,7 @@ func (db *DB) Check() (findings []Finding, err error) {
 		checkIndex(tx, bucketQuarantine, "quarantine", func(c *Chunk) bool { return c.Quarantine != nil }, add)
 		checkIndex(tx, bucketRepaired, "repair", func(c *Chunk) bool { return c.Repair != nil }, add)
 		checkReviews(t, add)
+		checkEvalRuns(t, add)
 		return nil
 	})
 	if errors.Is(err, ErrCorrupt) {

@@ -20,7 +20,8 @@ import (
 //	   indexes, failures, verification traces.
 //	   Later, without a bump (see laterBuckets): judgments, reviews; the
 //	   sources index (source hash -> versions, sources.go); document
-//	   record version 3 (access list and source URL update times).
+//	   record version 3 (access list and source URL update times);
+//	   evalruns.
 const FormatVersion = 1
 
 // Bucket names.
@@ -38,6 +39,7 @@ var (
 	bucketJudgments  = []byte("judgments")  // BLAKE3 key -> model judge verdict (see judgment.go)
 	bucketReviews    = []byte("reviews")    // trace id, 0x00, claim id -> Review (JSON)
 	bucketSources    = []byte("sources")    // source BLAKE3, version id -> "" (sources.go)
+	bucketEvalRuns   = []byte("evalruns")   // run id -> evaluation run record (JSON, see evalrun.go)
 	allBuckets       = [][]byte{bucketMeta, bucketDocs, bucketVersions, bucketTexts,
 		bucketLayouts, bucketChunks, bucketQuarantine, bucketRepaired, bucketFailures, bucketTraces}
 	keyFormat = []byte("format")
@@ -51,6 +53,7 @@ var laterBuckets = [][]byte{
 	bucketJudgments,
 	bucketReviews,
 	bucketSources,
+	bucketEvalRuns,
 }
 
 func seqKey(seq uint64) []byte {

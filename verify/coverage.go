@@ -19,7 +19,7 @@ import (
 // connective sentences are not.
 func UncitedSentences(answer string) []Sentence {
 	out := []Sentence{}
-	for _, s := range sentences(answer) {
+	for _, s := range sentences(answer, false) {
 		if s.cited || !factual(s.text) {
 			continue
 		}
@@ -28,26 +28,66 @@ func UncitedSentences(answer string) []Sentence {
 	return out
 }
 
+// ProseSentence is one sentence of answer prose as the coverage check
+// reads it: its text without markers, its code-point offsets in the answer
+// (markers that belong to it included), whether it is factual, and the
+// chunk ids of its markers in order.
+type ProseSentence struct {
+	Text    string   `json:"text"`
+	Start   int      `json:"start"`
+	End     int      `json:"end"`
+	Factual bool     `json:"factual"`
+	Markers []string `json:"markers"`
+}
+
+// ProseSentences splits answer prose into sentences exactly as
+// UncitedSentences does and returns all of them, with the chunk ids of
+// their [chunk_id] markers (a marker [a, b] names two). It is what a
+// measure of citation structure reads: the share of factual sentences
+// that carry a marker, and of markers that name a retrieved chunk.
+func ProseSentences(answer string) []ProseSentence {
+	ss := sentences(answer, true)
+	out := make([]ProseSentence, len(ss))
+	for i, s := range ss {
+		out[i] = ProseSentence{Text: s.text, Start: s.start, End: s.end, Factual: factual(s.text), Markers: s.markers}
+		if out[i].Markers == nil {
+			out[i].Markers = []string{}
+		}
+	}
+	return out
+}
+
 type sentence struct {
 	text       string
 	start, end int // code points
 	cited      bool
+	markers    []string // chunk ids of its markers, when sentences was asked for them
 }
 
 // sentences splits at . ! ? (and CJK 。！？) followed by space or the end,
-// and at blank lines, keeping track of citation markers.
-func sentences(s string) []sentence {
+// and at blank lines, keeping track of citation markers; with keep, it
+// also keeps the chunk ids they name (the verifier needs only whether a
+// sentence is cited, and does not pay for the ids).
+func sentences(s string, keep bool) []sentence {
 	var out []sentence
 	var cur strings.Builder
 	start, cp := -1, 0
 	cited := false
+	var marks []string
+	mark := func(m string) {
+		if keep {
+			for _, id := range strings.Split(m, ",") {
+				marks = append(marks, strings.TrimSpace(id))
+			}
+		}
+	}
 	flush := func(end int) {
 		t := strings.TrimSpace(cur.String())
 		if t != "" {
-			out = append(out, sentence{text: t, start: start, end: end, cited: cited})
+			out = append(out, sentence{text: t, start: start, end: end, cited: cited, markers: marks})
 		}
 		cur.Reset()
-		start, cited = -1, false
+		start, cited, marks = -1, false, nil
 	}
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -56,8 +96,16 @@ func sentences(s string) []sentence {
 				// A marker after a finished sentence belongs to it.
 				if cur.Len() == 0 && len(out) > 0 && start < 0 {
 					out[len(out)-1].cited = true
+					if keep {
+						prev := marks
+						marks = nil
+						mark(s[i+1 : i+j])
+						out[len(out)-1].markers = append(out[len(out)-1].markers, marks...)
+						marks = prev
+					}
 				} else {
 					cited = true
+					mark(s[i+1 : i+j])
 				}
 				cp += utf8.RuneCountInString(s[i : i+j+1])
 				i += j + 1
@@ -86,6 +134,7 @@ func sentences(s string) []sentence {
 					break
 				}
 				cited = true
+				mark(s[k+1 : k+j])
 				cp += utf8.RuneCountInString(s[i : k+j+1])
 				i = k + j + 1
 				k = i

@@ -26,9 +26,10 @@ const exitHelp = `Exit codes:
   0  success
   1  error; also an ingest or rebuild that stored nothing because every input failed
   2  usage: bad flags or arguments (the message names what is allowed)
-  3  partial: ingest or rebuild stored something and something failed; resolve, chunk or text
-     found nothing servable (quarantined, deleted, forbidden); verify did not accept the answer;
-     review record stored every good line but some were bad
+  3  partial: ingest or rebuild stored something and something failed, or an import was rejected
+     by the quarantine gate; resolve, chunk or text found nothing servable (quarantined, deleted,
+     forbidden); verify did not accept the answer; review record stored every good line but some
+     were bad; eval run left questions not run, invalid or errored; eval gate failed
   4  audit found problems
   5  not found: no such document, version, chunk or trace (resolve, rebuild, quarantine show too)
   6  the store is locked by another process

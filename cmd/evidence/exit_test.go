@@ -143,6 +143,12 @@ func TestExitCodes(t *testing.T) {
 		{"serve", []string{"--trace-writes", "later"}, exitUsage},
 		{"policy show", nil, exitOK},
 		{"policy show", []string{"--policy", filepath.Join(dir, "missing.json")}, exitUsage},
+		{"eval run", []string{filepath.Join(dir, "missing.jsonl"), "--answers", filepath.Join(dir, "missing.jsonl")}, exitUsage},
+		{"eval run", []string{filepath.Join(dir, "missing.jsonl"), "--generator", "cat"}, exitUsage},
+		{"eval gate", []string{"latest"}, exitUsage},
+		{"eval list", nil, exitOK},
+		{"eval show", []string{"no-such-run"}, exitNotFound},
+		{"eval report", []string{"no-such-run"}, exitNotFound},
 	}
 	registered := commands(newRootCommand(nil, nil))
 	seen := map[string]bool{}

@@ -86,6 +86,7 @@ Offsets are half-open ranges of Unicode code points into a version's canonical t
 		newPolicyCommand(o),
 		newTraceCommand(o),
 		newReviewCommand(o),
+		newEvalCommand(o),
 		newExtractWorkerCommand(o),
 		newServeCommand(o),
 	)
