@@ -739,6 +739,9 @@ func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 		// caller named: a version stored already keeps its own.
 		opts.DefaultURL = "urn:evidence:upload:" + url.PathEscape(opts.ID)
 	}
+	if fields.Has("acl") {
+		opts.ACL = []string{} // acl= (empty) is everyone, as ingest --acl ""
+	}
 	for _, a := range fields["acl"] {
 		for _, p := range strings.Split(a, ",") {
 			if p = strings.TrimSpace(p); p != "" {
@@ -765,8 +768,9 @@ func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 	res := *sum.Results[0]
 	// The temporary paths are ours, not the caller's.
 	res.Path = name
-	res.Error = up.hide(res.Error, path, name)
-	res.Hint = up.hide(res.Hint, path, name)
+	// And the messages name the upload's fields, not the CLI's flags.
+	res.Error = fieldNames.Replace(up.hide(res.Error, path, name))
+	res.Hint = fieldNames.Replace(up.hide(res.Hint, path, name))
 	status := http.StatusCreated
 	switch res.Status {
 	case ingest.Unchanged:

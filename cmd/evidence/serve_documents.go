@@ -148,6 +148,9 @@ func (s *server) postRebuild(w http.ResponseWriter, r *http.Request, c *caller) 
 		if errors.Is(err, store.ErrNotFound) || err == nil && !c.admin && !doc.Allows(c.principal) {
 			return errorf(http.StatusNotFound, "not_found", "no document %q", id)
 		}
+		if err == nil && doc.Current == "" {
+			return errorf(http.StatusGone, "deleted", "document %q has no current version to rebuild: it was deleted", id)
+		}
 		return err
 	})
 	if err != nil {
@@ -166,8 +169,6 @@ func (s *server) postRebuild(w http.ResponseWriter, r *http.Request, c *caller) 
 	res := *sum.Results[0]
 	status := http.StatusCreated
 	switch {
-	case res.Status == ingest.Failed && res.Reason == ingest.ReasonNotFound:
-		status = http.StatusGone // the document has no current version
 	case res.Status == ingest.Failed:
 		status = http.StatusUnprocessableEntity
 	case res.Status == ingest.Unchanged || opts.DryRun:
@@ -190,8 +191,8 @@ type uploadResult struct {
 
 // fieldNames turns the CLI's flag names in ingest's messages into the
 // upload's field names.
-var fieldNames = strings.NewReplacer("--chunks-format", "chunks_format", "--chunks", "manifest", "--text", "text",
-	"--offsets", "offsets", "--max-quarantined", "max_quarantined", "--repair", "repair", "--id", "id")
+var fieldNames = strings.NewReplacer("--chunks-format", "chunks_format", "--chunks", "manifest", "--text FILE", "a text part", "--text", "text",
+	"--offsets", "offsets", "--max-quarantined", "max_quarantined", "--repair", "repair=true", "--id", "id")
 
 // upload is where an upload's parts are saved: the source, and for an
 // import the manifest and the pipeline's own canonical text.
