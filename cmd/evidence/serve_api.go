@@ -754,7 +754,7 @@ func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 	}
 	sum, err := ingest.Run(r.Context(), s.db, []string{path}, opts)
 	if errors.Is(err, ingest.ErrOptions) {
-		return errorf(http.StatusBadRequest, "bad_request", "%v", err)
+		return errorf(http.StatusBadRequest, "bad_request", "%s", fieldNames.Replace(err.Error()))
 	}
 	if err != nil {
 		return err

@@ -75,17 +75,12 @@ type answerErr struct {
 func (e *answerErr) Error() string { return e.err.Error() }
 func (e *answerErr) Unwrap() error { return e.err }
 
-// uploadFile is one file of an ingest through the server.
-type uploadFile struct {
-	path, id, url string
-}
-
 // errLocalFile marks a file of an upload that could not be opened here.
 var errLocalFile = errors.New("cannot read the local file")
 
 // upload sends one source (and, for an import, its manifest and text) as
 // POST /v1/documents, streaming the parts.
-func (c *serverClient) upload(f uploadFile, fields url.Values, manifest, text string) (*ingest.Result, error) {
+func (c *serverClient) upload(source string, fields url.Values, manifest, text string) (*ingest.Result, error) {
 	type part struct {
 		name string
 		file *os.File
@@ -96,7 +91,7 @@ func (c *serverClient) upload(f uploadFile, fields url.Values, manifest, text st
 			p.file.Close()
 		}
 	}()
-	for _, p := range []struct{ name, path string }{{"file", f.path}, {"manifest", manifest}, {"text", text}} {
+	for _, p := range []struct{ name, path string }{{"file", source}, {"manifest", manifest}, {"text", text}} {
 		if p.path == "" {
 			continue
 		}

@@ -81,7 +81,7 @@ func ingestThroughServer(o *options, f *pflag.FlagSet, server string, args []str
 		if file.URL != "" {
 			ff.Set("url", file.URL)
 		}
-		r, err := sc.upload(uploadFile{path: file.Path}, ff, opts.Chunks, opts.TextFile)
+		r, err := sc.upload(file.Path, ff, opts.Chunks, opts.TextFile)
 		if r == nil {
 			if r = failedUpload(file, err); r == nil {
 				return err
