@@ -86,7 +86,7 @@ principal; never a body, a raw path or query, or an error message, so never docu
 	f.StringVar(&so.logFormat, "log-format", logText, "stderr log: text (key=value) or json; one line a request (time, request id, principal, route, status, latency, bytes; never document text)")
 	f.StringVar(&so.publicURL, "public-url", "", "make viewer links absolute under this `URL`, where readers reach the server (e.g. https://evidence.example.com)")
 	f.StringVar(&so.viewerKey, "viewer-key", "", "sign viewer links with the key of this `FILE` (64 hex digits; made with a random key when absent); default: a key of this run only")
-	f.DurationVar(&so.viewerTTL, "viewer-ttl", defaultViewerTTL, "how long a signed viewer link stays valid (0: the default)")
+	f.DurationVar(&so.viewerTTL, "viewer-ttl", defaultViewerTTL, "how long a signed viewer link stays valid")
 	f.StringVar(&so.traceWrites, "trace-writes", traceSync, "verification traces: sync (committed before the report is returned) or async (committed behind the responses, many per fsync; a crash can lose the last few milliseconds of traces)")
 	return cmd
 }
