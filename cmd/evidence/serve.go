@@ -129,7 +129,7 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 	if pol, err = so.judge.policy(pol); err != nil {
 		return err
 	}
-	links, err := viewerLinks(so, logger)
+	links, err := viewerSigner(so, logger)
 	if err != nil {
 		return err
 	}
@@ -201,9 +201,9 @@ func isLoopback(addr string) (bool, error) {
 	return ip != nil && ip.IsLoopback(), nil
 }
 
-// viewerLinks makes the signer of viewer links from --public-url,
+// viewerSigner makes the signer of viewer links from --public-url,
 // --viewer-key and --viewer-ttl.
-func viewerLinks(so serveOptions, logger *slog.Logger) (*linkSigner, error) {
+func viewerSigner(so serveOptions, logger *slog.Logger) (*linkSigner, error) {
 	switch {
 	case so.viewerTTL < 0:
 		return nil, usagef("--viewer-ttl %s: want a duration above 0 (e.g. 15m)", so.viewerTTL)

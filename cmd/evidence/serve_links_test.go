@@ -262,11 +262,11 @@ func TestViewerKey(t *testing.T) {
 		{viewerTTL: -time.Minute},
 		{viewerKey: bad, viewerTTL: time.Minute},
 	} {
-		if _, err := viewerLinks(so, logger); exitCode(err) != exitUsage {
+		if _, err := viewerSigner(so, logger); exitCode(err) != exitUsage {
 			t.Errorf("%+v: got %v, want a usage error", so, err)
 		}
 	}
-	s, err := viewerLinks(serveOptions{publicURL: "https://evidence.example.com/", viewerKey: path}, logger)
+	s, err := viewerSigner(serveOptions{publicURL: "https://evidence.example.com/", viewerKey: path}, logger)
 	if err != nil || s.ttl != defaultViewerTTL || !bytes.Equal(s.key, key) || !strings.HasPrefix(s.link("/view/x", nil, chunkResource("x"), ""), "https://evidence.example.com/view/x?") {
 		t.Errorf("from flags: %+v %v", s, err)
 	}
