@@ -60,9 +60,10 @@ def _source(doc: Any) -> Optional[str]:
 def import_documents(client: Client, chunks: Sequence[Any], *, source: Optional[str] = None,
                      document_id: Optional[str] = None, pages: Optional[Sequence[Any]] = None,
                      repair: bool = False, max_quarantined: Any = None, acl: Optional[Sequence[str]] = None,
-                     url: Optional[str] = None, offsets: Optional[str] = None) -> Imported:
+                     url: Optional[str] = None, offsets: Optional[str] = None, base: Optional[str] = None) -> Imported:
     """Imports split documents into evidence, one manifest per source file (``metadata.source``, or
-    ``source``); the document id is the source path as LangChain recorded it unless ``document_id``.
+    ``source``); the document id is the source path as LangChain recorded it, relative to ``base`` when
+    given (as ``evidence ingest --base``), unless ``document_id``.
 
     ``pages``: the loader's page documents of a PDF (see :func:`page_text`), sent as the import's
     canonical text. Returns :class:`~evidence_client.pipeline.Imported`: ``items`` are copies of the
@@ -76,7 +77,7 @@ def import_documents(client: Client, chunks: Sequence[Any], *, source: Optional[
         texts = {k: page_text(v) for k, v in by_src.items()}
     return import_grouped(client, chunks, source_of=_source, to_line=_line, own_id=_doc_id, source=source,
                           document_id=document_id, texts=texts, chunks_format="langchain", repair=repair,
-                          max_quarantined=max_quarantined, acl=acl, url=url, offsets=offsets)
+                          max_quarantined=max_quarantined, acl=acl, url=url, offsets=offsets, base=base)
 
 
 class EvidenceRetriever:

@@ -68,9 +68,9 @@ def document_text(documents: Sequence[Any]) -> str:
 def import_nodes(client: Client, nodes: Sequence[Any], *, source: Optional[str] = None,
                  document_id: Optional[str] = None, documents: Optional[Sequence[Any]] = None,
                  repair: bool = False, max_quarantined: Any = None, acl: Optional[Sequence[str]] = None,
-                 url: Optional[str] = None, offsets: Optional[str] = None) -> Imported:
+                 url: Optional[str] = None, offsets: Optional[str] = None, base: Optional[str] = None) -> Imported:
     """Imports nodes into evidence, one manifest per source file (``metadata.file_path``, or ``source``);
-    the document id is that path unless ``document_id``. ``documents``: the reader's documents, sent as
+    the document id is that path (relative to ``base`` when given) unless ``document_id``. ``documents``: the reader's documents, sent as
     the canonical text (see :func:`document_text`). ``items`` of the result are copies of the served
     nodes with ``metadata["chunk_id"]``; ``quarantined`` those evidence quarantined."""
     texts: Dict[str, str] = {}
@@ -81,7 +81,7 @@ def import_nodes(client: Client, nodes: Sequence[Any], *, source: Optional[str] 
         texts = {k: document_text(v) for k, v in by_src.items()}
     return import_grouped(client, nodes, source_of=_source, to_line=_line, own_id=_node_id, source=source,
                           document_id=document_id, texts=texts, chunks_format="llamaindex", repair=repair,
-                          max_quarantined=max_quarantined, acl=acl, url=url, offsets=offsets)
+                          max_quarantined=max_quarantined, acl=acl, url=url, offsets=offsets, base=base)
 
 
 @dataclass

@@ -9,6 +9,7 @@ among the source's chunks). Nothing here imports a framework.
 from __future__ import annotations
 
 import copy
+import os
 import json
 import math
 from dataclasses import dataclass, field
@@ -84,7 +85,7 @@ def with_metadata(item: Any, updates: Mapping[str, Any]) -> Any:
 def import_grouped(client: Client, items: Sequence[Any], *, source_of: Callable[[Any], Optional[str]],
                    to_line: Callable[[Any, str], Dict[str, Any]], own_id: Callable[[Any], Optional[str]],
                    source: Optional[str], document_id: Optional[str], texts: Mapping[str, str],
-                   chunks_format: str, **import_kw: Any) -> Imported:
+                   chunks_format: str, base: Optional[str] = None, **import_kw: Any) -> Imported:
     """Imports items grouped by source file, one manifest per source, and annotates each item."""
     groups: Dict[str, List[Tuple[int, Any]]] = {}
     for i, it in enumerate(items):
@@ -97,7 +98,7 @@ def import_grouped(client: Client, items: Sequence[Any], *, source_of: Callable[
     out = Imported()
     placed: Dict[int, Tuple[bool, Any]] = {}
     for src, members in groups.items():
-        doc_id = document_id or src
+        doc_id = document_id or (os.path.relpath(src, base).replace(os.sep, "/") if base else src)
         ext_ids = []
         lines = []
         for n, (_, it) in enumerate(members):
