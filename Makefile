@@ -4,16 +4,34 @@ BIN     := bin/evidence
 DEMO_DB := demo.db
 PKGS    := ./...
 
-.PHONY: all build test race lint fuzz bench demo eval-demo run clean
+.PHONY: all build test clients-test race lint fuzz bench demo eval-demo run clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/evidence
 
-## test: unit, golden, CLI and script tests (uses ../shared/corpus when present)
+## test: unit, golden, CLI and script tests (uses ../shared/corpus when present), then clients-test
 test:
 	$(GO) test -count=1 $(PKGS)
+	@$(MAKE) --no-print-directory clients-test
+
+## clients-test: the Python and TypeScript clients and docs/examples against a real `evidence serve`.
+## Needs python3 (Python) and node with npm (TypeScript: npm ci installs the pinned typescript once);
+## each part without its tools prints a SKIP line, unless CLIENTS_REQUIRED=1 (CI), where that fails.
+clients-test: build
+	@if command -v python3 >/dev/null 2>&1; then \
+	  echo "== clients/python (python3 -m unittest)"; \
+	  (cd clients/python && EVIDENCE_BIN=$(CURDIR)/$(BIN) python3 -m unittest) || exit 1; \
+	  echo "== docs/examples"; docs/examples/run.sh $(BIN) || exit 1; \
+	elif [ "$(CLIENTS_REQUIRED)" = 1 ]; then echo "FAIL: python3 not found: clients/python and docs/examples cannot run" >&2; exit 1; \
+	else echo "SKIP: clients/python and docs/examples: python3 not found"; fi
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+	  echo "== clients/typescript (tsc, node --test)"; \
+	  cd clients/typescript && { [ -x node_modules/.bin/tsc ] || npm ci --no-audit --no-fund --loglevel=error; } && \
+	  EVIDENCE_BIN=$(CURDIR)/$(BIN) npm test --silent || exit 1; \
+	elif [ "$(CLIENTS_REQUIRED)" = 1 ]; then echo "FAIL: node or npm not found: clients/typescript cannot run" >&2; exit 1; \
+	else echo "SKIP: clients/typescript: node or npm not found"; fi
 
 ## race: the packages with concurrency (store caches, server, trace queue) under the race detector
 race:
