@@ -308,6 +308,24 @@ func (t *Tx) ForEachTrace(from string, fn func(id, trace []byte) error) error {
 	return nil
 }
 
+// ForEachTraceBefore is ForEachTrace backwards: fn gets every stored trace
+// whose id is before before, newest (greatest id) first.
+func (t *Tx) ForEachTraceBefore(before string, fn func(id, trace []byte) error) error {
+	c := t.tx.Bucket(bucketTraces).Cursor()
+	k, v := c.Seek([]byte(before))
+	if k == nil {
+		k, v = c.Last()
+	} else {
+		k, v = c.Prev()
+	}
+	for ; k != nil; k, v = c.Prev() {
+		if err := fn(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Sequence returns the store's version sequence: how many versions were
 // ever written. A trace records it as the store state it saw.
 func (t *Tx) Sequence() uint64 { return t.tx.Bucket(bucketVersions).Sequence() }

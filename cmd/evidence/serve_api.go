@@ -87,6 +87,8 @@ func newServer(db *store.DB, cfg serverConfig) *server {
 	s.handle("DELETE /v1/documents/{id...}", accessService, s.deleteDocument)
 	s.handle("GET /v1/quarantine", accessRead, s.getQuarantine)
 	s.handle("GET /v1/traces/{trace_id}", accessRead, s.getTrace)
+	s.handle("GET /v1/traces", accessRead, s.getTraces)
+	s.handle("GET /v1/traces/stats", accessRead, s.getTraceStats)
 	s.handle("GET /v1/snapshot", accessService, s.getSnapshot)
 	s.handle("GET /healthz", accessPublic, s.healthz)
 	s.handle("GET /metrics", accessToken, s.serveMetrics)

@@ -1,0 +1,301 @@
+package verify
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	json "github.com/segmentio/encoding/json"
+
+	"github.com/evidence-rag/evidence/store"
+)
+
+// TraceFilter selects stored traces (docs/traces.md#listing). Empty
+// fields select everything.
+type TraceFilter struct {
+	RequestID string
+	// Principal selects the traces made for this principal; with
+	// ByPrincipal set it applies even when empty (the anonymous
+	// principal's traces).
+	Principal   string
+	ByPrincipal bool
+	Disposition string // the answer's disposition
+	// Reason selects traces with this reason code anywhere (answer, claim
+	// or citation), as ReasonCode gives it; a code without its parameter
+	// also selects every parameter (quarantined selects
+	// quarantined:text_mismatch).
+	Reason   string
+	Category string // one of Categories
+	Document string // a cited (or, without claims, grounding) document id
+	// Since (inclusive) and Until (exclusive) bound the trace's time; the
+	// zero time leaves that side open.
+	Since, Until time.Time
+}
+
+// answerDispositions are the dispositions an answer can have.
+var answerDispositions = []string{AnswerAccept, AnswerPartial, AnswerBlock, AnswerAbstain, AnswerClarify, AnswerReview}
+
+// ErrTraceFilter is returned for a trace filter or stats key that cannot
+// be used.
+var ErrTraceFilter = errors.New("verify: bad trace filter")
+
+// Check reports a filter that can match nothing for a reason a caller
+// should hear about: an unknown disposition or category, or a time window
+// that ends before it starts.
+func (f *TraceFilter) Check() error {
+	switch {
+	case f.Disposition != "" && !slices.Contains(answerDispositions, f.Disposition):
+		return fmt.Errorf("%w: disposition %q: want one of %s", ErrTraceFilter, f.Disposition, strings.Join(answerDispositions, ", "))
+	case f.Category != "" && !ValidCategory(f.Category):
+		return fmt.Errorf("%w: category %q: want one of %s", ErrTraceFilter, f.Category, strings.Join(Categories, ", "))
+	case !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until):
+		return fmt.Errorf("%w: since %s is not before until %s", ErrTraceFilter, f.Since.Format(time.RFC3339), f.Until.Format(time.RFC3339))
+	}
+	return nil
+}
+
+// TraceSummary is one stored trace as a list shows it: who, when, what
+// was decided and why, without the request's or the evidence's text.
+type TraceSummary struct {
+	TraceID     string    `json:"trace_id"`
+	Time        time.Time `json:"time"`
+	RequestID   string    `json:"request_id"`
+	Principal   string    `json:"principal"`
+	Disposition string    `json:"disposition"`
+	Policy      string    `json:"policy"`
+	// Claims counts the request's claims and the answer's uncited factual
+	// sentences (as claim coverage does); FailedClaims those not accepted.
+	Claims       int `json:"claims"`
+	FailedClaims int `json:"failed_claims"`
+	// Reasons are the distinct reason codes of the answer, its claims and
+	// citations (ReasonCode), sorted; Categories their failure categories,
+	// in the order of Categories; Documents the cited document ids, sorted.
+	Reasons    []string `json:"reasons"`
+	Categories []string `json:"categories"`
+	Documents  []string `json:"documents"`
+}
+
+// traceDigest is the part of a stored trace that listing and stats read.
+// Decoding it skips the request's claims and the evidence text.
+type traceDigest struct {
+	TraceID string    `json:"trace_id"`
+	Time    time.Time `json:"time"`
+	Request struct {
+		RequestID string `json:"request_id"`
+		Principal string `json:"principal"`
+	} `json:"request"`
+	Report struct {
+		Disposition string   `json:"disposition"`
+		Reasons     []string `json:"reasons"`
+		Policy      string   `json:"policy"`
+		Claims      []struct {
+			Disposition string   `json:"disposition"`
+			Reasons     []string `json:"reasons"`
+			Evidence    []struct {
+				Status     string   `json:"status"`
+				DocumentID string   `json:"document_id"`
+				Reasons    []string `json:"reasons"`
+			} `json:"evidence"`
+		} `json:"claims"`
+		UncitedSentences []struct{} `json:"uncited_sentences"`
+		Failures         Failures   `json:"failures"`
+		Sources          []struct {
+			DocumentID string `json:"document_id"`
+		} `json:"sources"`
+	} `json:"report"`
+}
+
+// unit is one claim (or uncited sentence) of a digested trace: its reason
+// codes, categories, cited documents and those whose citation failed.
+type unit struct {
+	failed     bool
+	reasons    []string
+	categories []string
+	documents  []string
+	failedDocs []string
+}
+
+// digested is a trace read for listing and stats.
+type digested struct {
+	sum   TraceSummary
+	units []unit
+	// failedDocs are the documents with a failed citation anywhere.
+	failedDocs []string
+}
+
+func addOnce(s []string, v string) []string {
+	if v == "" || slices.Contains(s, v) {
+		return s
+	}
+	return append(s, v)
+}
+
+// digest decodes a stored trace for listing and stats.
+func digest(id, b []byte) (*digested, error) {
+	var t traceDigest
+	if err := json.Unmarshal(b, &t); err != nil {
+		return nil, fmt.Errorf("%w: trace %s: %v", store.ErrCorrupt, id, err)
+	}
+	r := &t.Report
+	d := &digested{sum: TraceSummary{TraceID: string(id), Time: t.Time, RequestID: t.Request.RequestID, Principal: t.Request.Principal,
+		Disposition: r.Disposition, Policy: r.Policy, Reasons: []string{}, Categories: []string{}, Documents: []string{}}}
+	s := &d.sum
+	var cats []string
+	for _, reason := range r.Reasons {
+		s.Reasons = addOnce(s.Reasons, ReasonCode(reason))
+		cats = addOnce(cats, Category(reason))
+	}
+	d.units = make([]unit, 0, len(r.Claims)+len(r.UncitedSentences))
+	for i := range r.Claims {
+		c := &r.Claims[i]
+		u := unit{failed: c.Disposition != Accept}
+		for _, reason := range c.Reasons {
+			u.reasons = addOnce(u.reasons, ReasonCode(reason))
+			u.categories = addOnce(u.categories, Category(reason))
+		}
+		for j := range c.Evidence {
+			e := &c.Evidence[j]
+			for _, reason := range e.Reasons {
+				u.reasons = addOnce(u.reasons, ReasonCode(reason))
+				u.categories = addOnce(u.categories, Category(reason))
+			}
+			u.documents = addOnce(u.documents, e.DocumentID)
+			if e.Status != EvidenceOK {
+				u.failedDocs = addOnce(u.failedDocs, e.DocumentID)
+				d.failedDocs = addOnce(d.failedDocs, e.DocumentID)
+			}
+		}
+		d.units = append(d.units, u)
+	}
+	for range r.UncitedSentences {
+		d.units = append(d.units, unit{failed: true, reasons: []string{ReasonUncitedSentence}, categories: []string{FailCoverage}})
+	}
+	for _, u := range d.units {
+		if u.failed {
+			s.FailedClaims++
+		}
+		for _, v := range u.reasons {
+			s.Reasons = addOnce(s.Reasons, v)
+		}
+		for _, v := range u.categories {
+			cats = addOnce(cats, v)
+		}
+		for _, v := range u.documents {
+			s.Documents = addOnce(s.Documents, v)
+		}
+	}
+	s.Claims = len(d.units)
+	if len(r.Claims) == 0 {
+		// A request without claims names no chunk that failed to ground
+		// it, nor a reason: its failure counts say what happened.
+		f := &r.Failures
+		for cat, n := range map[string]int{FailResolution: f.Resolution, FailPermission: f.Permission, FailVersion: f.Version} {
+			if n > 0 {
+				cats = addOnce(cats, cat)
+			}
+		}
+		for _, src := range r.Sources {
+			s.Documents = addOnce(s.Documents, src.DocumentID)
+		}
+	}
+	for _, c := range Categories {
+		if slices.Contains(cats, c) {
+			s.Categories = append(s.Categories, c)
+		}
+	}
+	slices.Sort(s.Reasons)
+	slices.Sort(s.Documents)
+	return d, nil
+}
+
+// matchReason reports whether a reason code is selected by a filter's
+// reason: the code itself, or its kind when the filter gives no parameter.
+func matchReason(code, want string) bool {
+	return code == want || strings.HasPrefix(code, want) && len(code) > len(want) && code[len(want)] == ':'
+}
+
+// matches reports whether the digested trace passes f.
+func (d *digested) matches(f *TraceFilter) bool {
+	s := &d.sum
+	switch {
+	case f.RequestID != "" && s.RequestID != f.RequestID,
+		(f.ByPrincipal || f.Principal != "") && s.Principal != f.Principal,
+		f.Disposition != "" && s.Disposition != f.Disposition,
+		f.Category != "" && !slices.Contains(s.Categories, f.Category),
+		f.Document != "" && !slices.Contains(s.Documents, f.Document),
+		!f.Since.IsZero() && s.Time.Before(f.Since),
+		!f.Until.IsZero() && !s.Time.Before(f.Until):
+		return false
+	case f.Reason != "":
+		return slices.ContainsFunc(s.Reasons, func(c string) bool { return matchReason(c, f.Reason) })
+	}
+	return true
+}
+
+// TracePage is one page of a trace listing, newest first.
+type TracePage struct {
+	Traces []TraceSummary `json:"traces"`
+	// NextCursor continues the listing (ListTraces' cursor), "" when it
+	// reached the oldest trace of the window. A full page or a spent scan
+	// budget gives one; the next page may be empty.
+	NextCursor string `json:"next_cursor"`
+	// Scanned counts the traces read to fill the page.
+	Scanned int `json:"scanned"`
+}
+
+// errStopScan ends a trace scan early; it is never returned.
+var errStopScan = errors.New("stop")
+
+// ListTraces returns up to limit traces that pass f, newest first, from
+// those older than cursor (a trace id; "" for the newest). The scan reads
+// at most maxScan traces (0: no bound) and then returns what it found,
+// with a cursor to go on from. There is no index by principal, request or
+// disposition: each trace in the time window is read and decoded, without
+// its texts (docs/traces.md#cost).
+func ListTraces(tx *store.Tx, f *TraceFilter, cursor string, limit, maxScan int) (*TracePage, error) {
+	page := &TracePage{Traces: []TraceSummary{}}
+	before := cursor
+	if !f.Until.IsZero() {
+		if u := TraceIDFloor(f.Until.Add(time.Millisecond)); before == "" || u < before {
+			before = u // ids of the until millisecond are checked by time
+		}
+	}
+	floor := ""
+	if !f.Since.IsZero() {
+		floor = TraceIDFloor(f.Since)
+	}
+	if before == "" {
+		before = "\xff" // past every hex id
+	}
+	err := tx.ForEachTraceBefore(before, func(id, b []byte) error {
+		if string(id) < floor {
+			page.NextCursor = ""
+			return errStopScan
+		}
+		if maxScan > 0 && page.Scanned == maxScan {
+			return errStopScan // NextCursor names the last trace read
+		}
+		page.Scanned++
+		page.NextCursor = string(id)
+		d, err := digest(id, b)
+		if err != nil {
+			return err
+		}
+		if d.matches(f) {
+			page.Traces = append(page.Traces, d.sum)
+			if len(page.Traces) == limit {
+				return errStopScan
+			}
+		}
+		return nil
+	})
+	if err != nil && err != errStopScan {
+		return nil, err
+	}
+	if err == nil {
+		page.NextCursor = "" // the oldest trace was read
+	}
+	return page, nil
+}
