@@ -18,7 +18,8 @@ import (
 //	   access list), texts followed by their code-point index, layouts,
 //	   chunks keyed by (version seq, ordinal), quarantine and repair
 //	   indexes, failures, verification traces.
-//	   Later, without a bump (see laterBuckets): judgments, reviews.
+//	   Later, without a bump (see laterBuckets): judgments, reviews,
+//	   trace summaries.
 const FormatVersion = 1
 
 // Bucket names.
@@ -35,6 +36,9 @@ var (
 	bucketTraces     = []byte("traces")     // trace id -> verification trace (JSON)
 	bucketJudgments  = []byte("judgments")  // BLAKE3 key -> model judge verdict (see judgment.go)
 	bucketReviews    = []byte("reviews")    // trace id, 0x00, claim id -> Review (JSON)
+	// trace id -> a small summary of the trace, opaque here (verify's),
+	// which trace listings read instead of the whole trace
+	bucketTraceSummaries = []byte("trace_summaries")
 	allBuckets       = [][]byte{bucketMeta, bucketDocs, bucketVersions, bucketTexts,
 		bucketLayouts, bucketChunks, bucketQuarantine, bucketRepaired, bucketFailures, bucketTraces}
 	keyFormat = []byte("format")
@@ -47,6 +51,7 @@ var (
 var laterBuckets = [][]byte{
 	bucketJudgments,
 	bucketReviews,
+	bucketTraceSummaries,
 }
 
 func seqKey(seq uint64) []byte {

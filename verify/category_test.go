@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/evidence-rag/evidence/store"
 	"github.com/evidence-rag/evidence/verify"
 )
@@ -43,17 +45,30 @@ func TestReasonCategories(t *testing.T) {
 					t.Errorf("reason %q maps to %q, not a category", r, c)
 				}
 			}
+			// The same trace stored again without its summary reads the same.
 			var page *verify.TracePage
+			var b []byte
+			if err := db.View(func(tx *store.Tx) (err error) { b, err = tx.Trace(rep.TraceID); return err }); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.PutTrace(rep.TraceID+"0", b); err != nil {
+				t.Fatal(err)
+			}
 			if err := db.View(func(tx *store.Tx) (err error) {
 				page, err = verify.ListTraces(tx, &verify.TraceFilter{}, "", 10, 0)
 				return err
 			}); err != nil {
 				t.Fatal(err)
 			}
-			if len(page.Traces) != 1 || page.Traces[0].TraceID != rep.TraceID {
-				t.Fatalf("listing: got %+v, want the one trace %s", page.Traces, rep.TraceID)
+			if len(page.Traces) != 2 || page.Traces[1].TraceID != rep.TraceID {
+				t.Fatalf("listing: got %+v, want the trace %s and its copy", page.Traces, rep.TraceID)
 			}
-			s := page.Traces[0]
+			s := page.Traces[1]
+			copied := page.Traces[0]
+			copied.TraceID = s.TraceID
+			if diff := cmp.Diff(s, copied); diff != "" {
+				t.Errorf("summary read from the trace differs from the stored summary (-summary +trace)\n%s", diff)
+			}
 			has := func(c string) bool { return slices.Contains(s.Categories, c) }
 			f := rep.Failures
 			for _, want := range []struct {

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -78,8 +79,12 @@ type TraceSummary struct {
 }
 
 // traceDigest is the part of a stored trace that listing and stats read.
-// Decoding it skips the request's claims and the evidence text.
+// Decoding it from a trace skips the request's claims and the evidence
+// text. Encoded with V set, it is also the trace's summary, stored beside
+// the trace (EncodeTraceSummary) and read instead of it: reasons are kept
+// as given, so a summary is read by the mapping of the build reading it.
 type traceDigest struct {
+	V       int       `json:"v,omitempty"` // traceSummaryVersion in a summary; absent in a trace
 	TraceID string    `json:"trace_id"`
 	Time    time.Time `json:"time"`
 	Request struct {
@@ -87,24 +92,59 @@ type traceDigest struct {
 		Principal string `json:"principal"`
 	} `json:"request"`
 	Report struct {
-		Disposition string   `json:"disposition"`
-		Reasons     []string `json:"reasons"`
-		Policy      string   `json:"policy"`
-		Claims      []struct {
-			Disposition string   `json:"disposition"`
-			Reasons     []string `json:"reasons"`
-			Evidence    []struct {
-				Status     string   `json:"status"`
-				DocumentID string   `json:"document_id"`
-				Reasons    []string `json:"reasons"`
-			} `json:"evidence"`
-		} `json:"claims"`
-		UncitedSentences []struct{} `json:"uncited_sentences"`
-		Failures         Failures   `json:"failures"`
-		Sources          []struct {
-			DocumentID string `json:"document_id"`
-		} `json:"sources"`
+		Disposition      string         `json:"disposition"`
+		Reasons          []string       `json:"reasons,omitempty"`
+		Policy           string         `json:"policy"`
+		Claims           []digestClaim  `json:"claims,omitempty"`
+		UncitedSentences []struct{}     `json:"uncited_sentences,omitempty"`
+		Failures         Failures       `json:"failures"`
+		Sources          []digestSource `json:"sources,omitempty"`
 	} `json:"report"`
+}
+
+type digestClaim struct {
+	Disposition string           `json:"disposition"`
+	Reasons     []string         `json:"reasons,omitempty"`
+	Evidence    []digestEvidence `json:"evidence,omitempty"`
+}
+
+type digestEvidence struct {
+	Status     string   `json:"status"`
+	DocumentID string   `json:"document_id,omitempty"`
+	Reasons    []string `json:"reasons,omitempty"`
+}
+
+type digestSource struct {
+	DocumentID string `json:"document_id"`
+}
+
+// traceSummaryVersion is the form of the summaries EncodeTraceSummary
+// writes; a summary of another form is passed over for the trace itself.
+const traceSummaryVersion = 1
+
+// EncodeTraceSummary returns the summary of a trace that the store keeps
+// beside it (store.TraceRecord.Summary): what ListTraces and TraceStatsOf
+// read instead of the trace, a few hundred bytes without any text.
+func EncodeTraceSummary(id string, at time.Time, req *Request, rep *Report) ([]byte, error) {
+	t := traceDigest{V: traceSummaryVersion, TraceID: id, Time: at}
+	t.Request.RequestID, t.Request.Principal = req.RequestID, req.Principal
+	r := &t.Report
+	r.Disposition, r.Reasons, r.Policy, r.Failures = rep.Disposition, rep.Reasons, rep.Policy, rep.Failures
+	r.Claims = make([]digestClaim, len(rep.Claims))
+	for i := range rep.Claims {
+		c := &rep.Claims[i]
+		dc := digestClaim{Disposition: c.Disposition, Reasons: c.Reasons, Evidence: make([]digestEvidence, len(c.Evidence))}
+		for j := range c.Evidence {
+			e := &c.Evidence[j]
+			dc.Evidence[j] = digestEvidence{Status: e.Status, DocumentID: e.DocumentID, Reasons: e.Reasons}
+		}
+		r.Claims[i] = dc
+	}
+	r.UncitedSentences = make([]struct{}, len(rep.UncitedSentences))
+	for _, src := range rep.Sources {
+		r.Sources = append(r.Sources, digestSource{src.DocumentID})
+	}
+	return json.Marshal(&t)
 }
 
 // unit is one claim (or uncited sentence) of a digested trace: its reason
@@ -132,14 +172,26 @@ func addOnce(s []string, v string) []string {
 	return append(s, v)
 }
 
-// digest decodes a stored trace for listing and stats.
-func digest(id, b []byte) (*digested, error) {
+// digest decodes a stored trace for listing and stats: its summary when
+// one of this form was stored, else the trace.
+func digest(id, summary, trace []byte) (*digested, error) {
 	var t traceDigest
-	if err := json.Unmarshal(b, &t); err != nil {
+	if summary != nil {
+		if _, err := json.Parse(summary, &t, json.DontMatchCaseInsensitiveStructFields); err == nil && t.V == traceSummaryVersion {
+			return t.digested(string(id)), nil
+		}
+		t = traceDigest{}
+	}
+	if _, err := json.Parse(trace, &t, json.DontMatchCaseInsensitiveStructFields); err != nil {
 		return nil, fmt.Errorf("%w: trace %s: %v", store.ErrCorrupt, id, err)
 	}
+	return t.digested(string(id)), nil
+}
+
+// digested builds what listing and stats need of a decoded trace.
+func (t *traceDigest) digested(id string) *digested {
 	r := &t.Report
-	d := &digested{sum: TraceSummary{TraceID: string(id), Time: t.Time, RequestID: t.Request.RequestID, Principal: t.Request.Principal,
+	d := &digested{sum: TraceSummary{TraceID: id, Time: t.Time, RequestID: t.Request.RequestID, Principal: t.Request.Principal,
 		Disposition: r.Disposition, Policy: r.Policy, Reasons: []string{}, Categories: []string{}, Documents: []string{}}}
 	s := &d.sum
 	var cats []string
@@ -207,7 +259,51 @@ func digest(id, b []byte) (*digested, error) {
 	}
 	slices.Sort(s.Reasons)
 	slices.Sort(s.Documents)
-	return d, nil
+	return d
+}
+
+// summaryPrefix starts every summary of this form: V is the first field.
+var summaryPrefix = []byte(`{"v":1,`)
+
+// needles are byte strings a trace's summary holds if the trace passes a
+// filter: its JSON members, encoded as EncodeTraceSummary encodes them.
+// A summary that lacks one is passed over without being decoded.
+type needles [][]byte
+
+func filterNeedles(f *TraceFilter) needles {
+	var n needles
+	add := func(key, value string) {
+		v, err := json.Marshal(value)
+		if err == nil {
+			n = append(n, append([]byte(`"`+key+`":`), v...))
+		}
+	}
+	if f.ByPrincipal || f.Principal != "" {
+		add("principal", f.Principal)
+	}
+	if f.RequestID != "" {
+		add("request_id", f.RequestID)
+	}
+	if f.Disposition != "" {
+		add("disposition", f.Disposition) // a claim's may match too: a necessary condition only
+	}
+	if f.Document != "" {
+		add("document_id", f.Document)
+	}
+	return n
+}
+
+// rejects reports whether a summary certainly fails the filter.
+func (n needles) rejects(summary []byte) bool {
+	if len(n) == 0 || !bytes.HasPrefix(summary, summaryPrefix) {
+		return false
+	}
+	for _, b := range n {
+		if !bytes.Contains(summary, b) {
+			return true
+		}
+	}
+	return false
 }
 
 // matchReason reports whether a reason code is selected by a filter's
@@ -269,17 +365,23 @@ func ListTraces(tx *store.Tx, f *TraceFilter, cursor string, limit, maxScan int)
 	if before == "" {
 		before = "\xff" // past every hex id
 	}
-	err := tx.ForEachTraceBefore(before, func(id, b []byte) error {
+	skip := filterNeedles(f)
+	var last []byte // the last trace read, valid in tx
+	done := false   // the window's oldest trace was read
+	err := tx.ForEachTraceSummaryBefore(before, func(id, summary, b []byte) error {
 		if string(id) < floor {
-			page.NextCursor = ""
+			done = true
 			return errStopScan
 		}
 		if maxScan > 0 && page.Scanned == maxScan {
-			return errStopScan // NextCursor names the last trace read
+			return errStopScan // the cursor names the last trace read
 		}
 		page.Scanned++
-		page.NextCursor = string(id)
-		d, err := digest(id, b)
+		last = id
+		if skip.rejects(summary) {
+			return nil
+		}
+		d, err := digest(id, summary, b)
 		if err != nil {
 			return err
 		}
@@ -294,8 +396,8 @@ func ListTraces(tx *store.Tx, f *TraceFilter, cursor string, limit, maxScan int)
 	if err != nil && err != errStopScan {
 		return nil, err
 	}
-	if err == nil {
-		page.NextCursor = "" // the oldest trace was read
+	if err == errStopScan && !done {
+		page.NextCursor = string(last)
 	}
 	return page, nil
 }

@@ -37,8 +37,9 @@ type evSpec struct {
 
 func dayOf(day int) time.Time { return time.Date(2024, 1, day, 12, 0, 0, 0, time.UTC) }
 
-// putSpecTraces stores the traces of specs and returns their ids by name.
-func putSpecTraces(t testing.TB, db *store.DB, specs []traceSpec) map[string]string {
+// putSpecTraces stores the traces of specs, with their summaries or
+// without, and returns their ids by name.
+func putSpecTraces(t testing.TB, db *store.DB, specs []traceSpec, summaries bool) map[string]string {
 	t.Helper()
 	ids := map[string]string{}
 	for _, s := range specs {
@@ -69,7 +70,13 @@ func putSpecTraces(t testing.TB, db *store.DB, specs []traceSpec) map[string]str
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := db.PutTrace(id, b); err != nil {
+		rec := store.TraceRecord{ID: id, Trace: b}
+		if summaries {
+			if rec.Summary, err = verify.EncodeTraceSummary(id, at, req, &rep); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := db.PutTraceRecord(rec); err != nil {
 			t.Fatal(err)
 		}
 		ids[s.name] = id
@@ -95,15 +102,28 @@ var specTraces = []traceSpec{
 		failures: verify.Failures{Resolution: 1}},
 }
 
-func specStore(t testing.TB) (*store.DB, map[string]string) {
-	db := storetest.Open(t)
-	return db, putSpecTraces(t, db, specTraces)
+// forEachSpecStore runs fn on a store of specTraces stored with their
+// summaries, and on one without: both must read the same.
+func forEachSpecStore(t *testing.T, fn func(t *testing.T, db *store.DB, id map[string]string)) {
+	for _, summaries := range []bool{true, false} {
+		name := "summaries"
+		if !summaries {
+			name = "traces"
+		}
+		t.Run(name, func(t *testing.T) {
+			db := storetest.Open(t)
+			fn(t, db, putSpecTraces(t, db, specTraces, summaries))
+		})
+	}
 }
 
 func listIDs(t *testing.T, db *store.DB, f verify.TraceFilter, cursor string, limit, maxScan int) ([]string, *verify.TracePage) {
 	t.Helper()
 	var page *verify.TracePage
-	if err := db.View(func(tx *store.Tx) (err error) { page, err = verify.ListTraces(tx, &f, cursor, limit, maxScan); return err }); err != nil {
+	if err := db.View(func(tx *store.Tx) (err error) {
+		page, err = verify.ListTraces(tx, &f, cursor, limit, maxScan)
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	ids := []string{}
@@ -114,8 +134,9 @@ func listIDs(t *testing.T, db *store.DB, f verify.TraceFilter, cursor string, li
 }
 
 // TestListTraces: every filter selects the traces it names, newest first.
-func TestListTraces(t *testing.T) {
-	db, id := specStore(t)
+func TestListTraces(t *testing.T) { forEachSpecStore(t, testListTraces) }
+
+func testListTraces(t *testing.T, db *store.DB, id map[string]string) {
 	names := func(ns ...string) []string {
 		out := []string{}
 		for _, n := range ns {
@@ -173,8 +194,9 @@ func TestListTraces(t *testing.T) {
 
 // TestListTracesPages: pages of two follow each other by cursor, and a
 // scan budget returns a short page with a cursor to go on from.
-func TestListTracesPages(t *testing.T) {
-	db, id := specStore(t)
+func TestListTracesPages(t *testing.T) { forEachSpecStore(t, testListTracesPages) }
+
+func testListTracesPages(t *testing.T, db *store.DB, id map[string]string) {
 	var all []string
 	cursor, pages := "", 0
 	for {
@@ -232,8 +254,9 @@ type dm = map[string]int
 
 // TestTraceStats: counts by each key over the six traces, and a filter
 // narrows them.
-func TestTraceStats(t *testing.T) {
-	db, _ := specStore(t)
+func TestTraceStats(t *testing.T) { forEachSpecStore(t, testTraceStats) }
+
+func testTraceStats(t *testing.T, db *store.DB, _ map[string]string) {
 	total := verify.TraceCounts{Traces: 6, FailedTraces: 5, Claims: 7, FailedClaims: 5,
 		Dispositions: dm{"accept": 1, "partial": 1, "block": 1, "abstain": 2, "review": 1}}
 	for _, tt := range []struct {
@@ -287,18 +310,25 @@ func TestTraceStats(t *testing.T) {
 		t.Errorf("since day 5 by policy: %+v", st)
 	}
 	var err error
-	if db.View(func(tx *store.Tx) error { _, err = verify.TraceStatsOf(tx, &verify.TraceFilter{}, "colour"); return nil }); !errors.Is(err, verify.ErrTraceFilter) {
+	if db.View(func(tx *store.Tx) error {
+		_, err = verify.TraceStatsOf(tx, &verify.TraceFilter{}, "colour")
+		return nil
+	}); !errors.Is(err, verify.ErrTraceFilter) {
 		t.Errorf("by colour: got %v, want ErrTraceFilter", err)
 	}
 }
 
 // TestListTracesDamaged: a trace that is not JSON is reported, named.
 func TestListTracesDamaged(t *testing.T) {
-	db, _ := specStore(t)
+	db := storetest.Open(t)
+	putSpecTraces(t, db, specTraces, true)
 	if err := db.PutTrace("01ffffffffff0000000000000000", []byte("{not json")); err != nil {
 		t.Fatal(err)
 	}
-	err := db.View(func(tx *store.Tx) error { _, err := verify.ListTraces(tx, &verify.TraceFilter{}, "", 50, 0); return err })
+	err := db.View(func(tx *store.Tx) error {
+		_, err := verify.ListTraces(tx, &verify.TraceFilter{}, "", 50, 0)
+		return err
+	})
 	if !errors.Is(err, store.ErrCorrupt) {
 		t.Errorf("got %v, want ErrCorrupt naming the trace", err)
 	}

@@ -97,11 +97,15 @@ func TraceStatsOf(tx *store.Tx, f *TraceFilter, by string) (*TraceStats, error) 
 	if !f.Until.IsZero() {
 		end = TraceIDFloor(f.Until.Add(time.Millisecond))
 	}
-	err := tx.ForEachTrace(from, func(id, b []byte) error {
+	skip := filterNeedles(f)
+	err := tx.ForEachTraceSummary(from, func(id, summary, b []byte) error {
 		if end != "" && string(id) >= end {
 			return errStopScan
 		}
-		d, err := digest(id, b)
+		if skip.rejects(summary) {
+			return nil
+		}
+		d, err := digest(id, summary, b)
 		if err != nil {
 			return err
 		}

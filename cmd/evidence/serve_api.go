@@ -586,17 +586,17 @@ func (s *server) postVerify(w http.ResponseWriter, r *http.Request, c *caller) e
 		return err
 	}
 	if s.traces != nil {
-		t.report = bytes.Clone(buf.Bytes())
+		t.report, t.rep = bytes.Clone(buf.Bytes()), rep
 		if err := s.traces.put(t); err != nil {
 			return errorf(http.StatusServiceUnavailable, "unavailable", "%v", err)
 		}
 	} else {
-		t.report = buf.Bytes()
-		b, err := t.encode(s.policyJSON)
+		t.report, t.rep = buf.Bytes(), rep
+		rec, err := t.encode(s.policyJSON)
 		if err != nil {
 			return err
 		}
-		if err := s.db.PutTrace(t.id, b); err != nil {
+		if err := s.db.PutTraceRecord(rec); err != nil {
 			return fmt.Errorf("storing trace %s: %w", t.id, err)
 		}
 	}
