@@ -39,7 +39,7 @@ var (
 	// trace id -> a small summary of the trace, opaque here (verify's),
 	// which trace listings read instead of the whole trace
 	bucketTraceSummaries = []byte("trace_summaries")
-	allBuckets       = [][]byte{bucketMeta, bucketDocs, bucketVersions, bucketTexts,
+	allBuckets           = [][]byte{bucketMeta, bucketDocs, bucketVersions, bucketTexts,
 		bucketLayouts, bucketChunks, bucketQuarantine, bucketRepaired, bucketFailures, bucketTraces}
 	keyFormat = []byte("format")
 )
