@@ -36,13 +36,14 @@ var (
 	bucketTraces     = []byte("traces")     // trace id -> verification trace (JSON)
 	bucketJudgments  = []byte("judgments")  // BLAKE3 key -> model judge verdict (see judgment.go)
 	bucketReviews    = []byte("reviews")    // trace id, 0x00, claim id -> Review (JSON)
-	// trace id -> a small summary of the trace, opaque here (verify's),
-	// which trace listings read instead of the whole trace
-	bucketTraceSummaries = []byte("trace_summaries")
-	allBuckets           = [][]byte{bucketMeta, bucketDocs, bucketVersions, bucketTexts,
+	allBuckets       = [][]byte{bucketMeta, bucketDocs, bucketVersions, bucketTexts,
 		bucketLayouts, bucketChunks, bucketQuarantine, bucketRepaired, bucketFailures, bucketTraces}
 	keyFormat = []byte("format")
 )
+
+// bucketTraceSummaries maps a trace id to a small summary of the trace,
+// opaque here (verify's), which trace listings read instead of the trace.
+var bucketTraceSummaries = []byte("trace_summaries")
 
 // laterBuckets were added to format 1 after stores of it were written, so
 // an existing file may lack them: a writable open creates them
