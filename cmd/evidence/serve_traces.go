@@ -49,8 +49,11 @@ func (t *pendingTrace) encode(policy []byte) (store.TraceRecord, error) {
 	if err != nil {
 		return store.TraceRecord{}, err
 	}
-	summary, err := verify.EncodeTraceSummary(t.id, t.at, t.request, t.rep)
-	return store.TraceRecord{ID: t.id, Trace: b, Summary: summary}, err
+	r := store.TraceRecord{ID: t.id, Trace: b}
+	if t.rep != nil { // without one, listings read the trace itself
+		r.Summary, err = verify.EncodeTraceSummary(t.id, t.at, t.request, t.rep)
+	}
+	return r, err
 }
 
 // traceQueue stores the traces of a server with async trace writes: it
