@@ -42,10 +42,10 @@ var answerDispositions = []string{AnswerAccept, AnswerPartial, AnswerBlock, Answ
 // be used.
 var ErrTraceFilter = errors.New("verify: bad trace filter")
 
-// Check reports a filter that can match nothing for a reason a caller
+// Validate reports a filter that can match nothing for a reason a caller
 // should hear about: an unknown disposition or category, or a time window
 // that ends before it starts.
-func (f *TraceFilter) Check() error {
+func (f *TraceFilter) Validate() error {
 	switch {
 	case f.Disposition != "" && !slices.Contains(answerDispositions, f.Disposition):
 		return fmt.Errorf("%w: disposition %q: want one of %s", ErrTraceFilter, f.Disposition, strings.Join(answerDispositions, ", "))
@@ -344,12 +344,14 @@ type TracePage struct {
 // errStopScan ends a trace scan early; it is never returned.
 var errStopScan = errors.New("stop")
 
-// ListTraces returns up to limit traces that pass f, newest first, from
-// those older than cursor (a trace id; "" for the newest). The scan reads
+// ListTraces returns up to limit traces (no bound when limit <= 0) that
+// pass f, newest first, from those older than cursor (a trace id; "" for
+// the newest). Newest first is id order: to the millisecond, then by the
+// id's random part. The scan reads
 // at most maxScan traces (0: no bound) and then returns what it found,
 // with a cursor to go on from. There is no index by principal, request or
-// disposition: each trace in the time window is read and decoded, without
-// its texts (docs/traces.md#cost).
+// disposition: each trace in the time window is read, its summary where
+// one was stored, else the trace without its texts (docs/traces.md#cost).
 func ListTraces(tx *store.Tx, f *TraceFilter, cursor string, limit, maxScan int) (*TracePage, error) {
 	page := &TracePage{Traces: []TraceSummary{}}
 	before := cursor

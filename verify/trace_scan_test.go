@@ -225,13 +225,13 @@ func testListTracesPages(t *testing.T, db *store.DB, id map[string]string) {
 	}
 }
 
-func TestTraceFilterCheck(t *testing.T) {
+func TestTraceFilterValidate(t *testing.T) {
 	for _, f := range []verify.TraceFilter{{Disposition: "accepted"}, {Category: "meaning"}, {Since: dayOf(3), Until: dayOf(3)}} {
-		if err := f.Check(); !errors.Is(err, verify.ErrTraceFilter) {
+		if err := f.Validate(); !errors.Is(err, verify.ErrTraceFilter) {
 			t.Errorf("%+v: got %v, want ErrTraceFilter", f, err)
 		}
 	}
-	if err := (&verify.TraceFilter{Disposition: "clarify", Category: "correctness", Since: dayOf(1), Until: dayOf(2)}).Check(); err != nil {
+	if err := (&verify.TraceFilter{Disposition: "clarify", Category: "correctness", Since: dayOf(1), Until: dayOf(2)}).Validate(); err != nil {
 		t.Errorf("a good filter: %v", err)
 	}
 }

@@ -64,7 +64,8 @@ func (c *TraceCounts) add(disposition string, failedTrace bool, claims, failedCl
 
 // TraceStatsOf counts the traces that pass f, grouped by key (one of
 // StatsKeys). It reads every trace in f's time window once, in id order,
-// without its texts; there is no smaller index to read (docs/traces.md#cost).
+// (its summary where one was stored); there is no index by principal or
+// disposition to read instead (docs/traces.md#cost).
 func TraceStatsOf(tx *store.Tx, f *TraceFilter, by string) (*TraceStats, error) {
 	if !slices.Contains(StatsKeys, by) {
 		return nil, fmt.Errorf("%w: by %q: want one of %s", ErrTraceFilter, by, strings.Join(StatsKeys, ", "))

@@ -104,7 +104,7 @@ func traceFilter(q url.Values, now time.Time) (verify.TraceFilter, error) {
 			return f, err
 		}
 	}
-	return f, f.Check()
+	return f, f.Validate()
 }
 
 // pageParams reads limit and cursor.
