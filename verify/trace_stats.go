@@ -63,7 +63,7 @@ func (c *TraceCounts) add(disposition string, failedTrace bool, claims, failedCl
 }
 
 // TraceStatsOf counts the traces that pass f, grouped by key (one of
-// StatsKeys). It reads every trace in f's time window once, in id order,
+// StatsKeys). It reads every trace in f's time window once, in id order
 // (its summary where one was stored); there is no index by principal or
 // disposition to read instead (docs/traces.md#cost).
 func TraceStatsOf(tx *store.Tx, f *TraceFilter, by string) (*TraceStats, error) {
