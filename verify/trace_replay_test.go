@@ -122,11 +122,13 @@ func TestReplayTrace(t *testing.T) {
 func TestReplayQuarantine(t *testing.T) {
 	db := storetest.Open(t)
 	good := store.ChunkID(ingestText(t, db, "travel.md", travelV1, ingest.Options{}), 0)
-	manifest := filepath.Join(t.TempDir(), "chunks.jsonl")
-	if err := os.WriteFile(manifest, []byte(`{"chunk_id":"x","text":"not the text","source_start":0,"source_end":8}`+"\n"), 0o600); err != nil {
+	nv := storetest.NewVersion("other.md", travelV2, 0)
+	nv.Chunks[0].Quarantine = &store.Quarantine{Reason: "text_mismatch", Want: `"not the text"`, Got: `"# Travel"`}
+	nv.Version.Quarantined = 1
+	if _, err := db.PutVersion(nv); err != nil {
 		t.Fatal(err)
 	}
-	bad := store.ChunkID(ingestText(t, db, "other.md", travelV2, ingest.Options{Chunks: manifest}), 0)
+	bad := store.ChunkID(nv.Version.ID, 0)
 	req := &verify.Request{RequestID: "r-q", Retrieved: []string{good},
 		Claims: []verify.Claim{{ClaimID: "c1", Text: deadline + ".", Evidence: []verify.Evidence{{ChunkID: good, Quote: deadline}}}}}
 	rep, err := verify.Answer(context.Background(), db, req, nil)
