@@ -147,6 +147,12 @@ func TestExitCodes(t *testing.T) {
 		{"eval run", []string{filepath.Join(dir, "missing.jsonl"), "--generator", "cat"}, exitUsage},
 		{"eval gate", []string{"latest"}, exitUsage},
 		{"eval list", nil, exitOK},
+		{"trace list", nil, exitOK},
+		{"trace list", []string{"--disposition", "accepted"}, exitUsage},
+		{"trace stats", []string{"--by", "reason"}, exitOK},
+		{"trace stats", []string{"--by", "colour"}, exitUsage},
+		{"trace replay", []string{trace[1]}, exitOK},
+		{"trace replay", []string{"no-such-trace"}, exitNotFound},
 		{"eval show", []string{"no-such-run"}, exitNotFound},
 		{"eval report", []string{"no-such-run"}, exitNotFound},
 	}

@@ -88,6 +88,8 @@ func newServer(db *store.DB, cfg serverConfig) *server {
 	s.handle("DELETE /v1/documents/{id...}", accessService, s.deleteDocument)
 	s.handle("GET /v1/quarantine", accessRead, s.getQuarantine)
 	s.handle("GET /v1/traces/{trace_id}", accessRead, s.getTrace)
+	s.handle("GET /v1/traces", accessRead, s.getTraces)
+	s.handle("GET /v1/traces/stats", accessRead, s.getTraceStats)
 	s.handle("GET /v1/snapshot", accessService, s.getSnapshot)
 	s.handle("GET /healthz", accessPublic, s.healthz)
 	s.handle("GET /metrics", accessToken, s.serveMetrics)
@@ -585,17 +587,17 @@ func (s *server) postVerify(w http.ResponseWriter, r *http.Request, c *caller) e
 		return err
 	}
 	if s.traces != nil {
-		t.report = bytes.Clone(buf.Bytes())
+		t.report, t.rep = bytes.Clone(buf.Bytes()), rep
 		if err := s.traces.put(t); err != nil {
 			return errorf(http.StatusServiceUnavailable, "unavailable", "%v", err)
 		}
 	} else {
-		t.report = buf.Bytes()
-		b, err := t.encode(s.policyJSON)
+		t.report, t.rep = buf.Bytes(), rep
+		rec, err := t.encode(s.policyJSON)
 		if err != nil {
 			return err
 		}
-		if err := s.db.PutTrace(t.id, b); err != nil {
+		if err := s.db.PutTraceRecord(rec); err != nil {
 			return fmt.Errorf("storing trace %s: %w", t.id, err)
 		}
 	}

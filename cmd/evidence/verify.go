@@ -256,5 +256,6 @@ func newTraceCommand(o *options) *cobra.Command {
 	}
 	show.Flags().StringVar(&server, "server", defaultServer(), serverFlagHelp)
 	cmd.AddCommand(show)
+	addTraceCommands(cmd, o)
 	return cmd
 }
