@@ -39,14 +39,20 @@ func assignIDs(db Store, sources []source, base string) ([]source, []*Result, er
 	}
 	var failed []*Result
 	kept := sources[:0]
-	err = db.View(func(tx *store.Tx) error {
+	view := func(fn func(*store.Tx) error) error {
+		if db == nil { // Plan: no store to find older ids in
+			return fn(nil)
+		}
+		return db.View(fn)
+	}
+	err = view(func(tx *store.Tx) error {
 		for _, s := range sources {
 			abs, err := filepath.Abs(s.path)
 			if err != nil {
 				return err
 			}
 			id, inside := relativeID(root, abs)
-			if !inside || !documentExists(tx, id) {
+			if tx != nil && (!inside || !documentExists(tx, id)) {
 				if old := storedUnder(tx, abs, s.path); old != "" {
 					s.id = old
 					kept = append(kept, s)

@@ -1,6 +1,9 @@
 package resolve
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/evidence-rag/evidence/store"
 )
 
@@ -18,10 +21,17 @@ type ChunkRecord struct {
 	SectionPath     []string `json:"section_path"`
 	SourceURL       string   `json:"source_url,omitempty"`
 	MediaType       string   `json:"media_type"`
-	ACL             []string `json:"acl,omitempty"`
-	LowConfidence   string   `json:"low_confidence,omitempty"`
-	SpanHash        store.ID `json:"span_hash"`
-	Text            string   `json:"text"`
+	// ExternalID is the id the chunk had in the pipeline it was imported
+	// from (empty for chunks we cut), so that a vector store can map its
+	// own ids to ours.
+	ExternalID string `json:"external_id,omitempty"`
+	// ACL is the document's access list, [] when everyone may read it; a
+	// nil ACL (left out) is a record shown to a caller who may not see the
+	// list (docs/service.md).
+	ACL           []string `json:"acl,omitzero"`
+	LowConfidence string   `json:"low_confidence,omitempty"`
+	SpanHash      store.ID `json:"span_hash"`
+	Text          string   `json:"text"`
 }
 
 // Export calls fn for every servable chunk of a version, in ordinal order,
@@ -36,19 +46,67 @@ func Export(tx *store.Tx, v *store.Version, doc *store.Document, fn func(*ChunkR
 		if c.Quarantine != nil {
 			return nil
 		}
-		span, err := tx.Span(v, c)
+		r, err := record(tx, v, doc, l, c)
 		if err != nil {
 			return err
 		}
-		section := c.SectionPath
-		if section == nil {
-			section = []string{}
-		}
-		return fn(&ChunkRecord{
-			ChunkID: c.ID(), DocumentID: v.DocumentID, DocumentVersion: v.ID,
-			Start: c.Start, End: c.End, Page: c.Page, PageEnd: c.PageEnd, PageLabel: c.PageLabel,
-			SectionPath: section, SourceURL: v.SourceURL, MediaType: v.MediaType, ACL: doc.ACL,
-			LowConfidence: lowConfidence(l, c.Page), SpanHash: c.SpanHash, Text: string(span),
-		})
+		return fn(r)
 	})
+}
+
+// ExportPage is Export for one page of at most limit records, starting at
+// chunk ordinal from: it returns the ordinal the next page starts at, or
+// -1 when no servable chunk is left. Quarantined chunks are skipped, so a
+// page may hold fewer records than limit only when it is the last.
+func ExportPage(tx *store.Tx, v *store.Version, doc *store.Document, from uint32, limit int, fn func(*ChunkRecord) error) (next int64, err error) {
+	l, err := tx.Layout(v)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for o := int64(from); o < int64(v.Chunks); o++ {
+		c, err := tx.Chunk(v, uint32(o))
+		if errors.Is(err, store.ErrNotFound) {
+			return 0, fmt.Errorf("%w: version %s counts %d chunks, chunk %d is missing", store.ErrCorrupt, v.ID, v.Chunks, o)
+		}
+		if err != nil {
+			return 0, err
+		}
+		if c.Quarantine != nil {
+			continue
+		}
+		if n == limit {
+			return o, nil
+		}
+		r, err := record(tx, v, doc, l, c)
+		if err != nil {
+			return 0, err
+		}
+		if err := fn(r); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	return -1, nil
+}
+
+func record(tx *store.Tx, v *store.Version, doc *store.Document, l *store.Layout, c *store.Chunk) (*ChunkRecord, error) {
+	span, err := tx.Span(v, c)
+	if err != nil {
+		return nil, err
+	}
+	section := c.SectionPath
+	if section == nil {
+		section = []string{}
+	}
+	acl := doc.ACL
+	if acl == nil {
+		acl = []string{}
+	}
+	return &ChunkRecord{
+		ChunkID: c.ID(), DocumentID: v.DocumentID, DocumentVersion: v.ID,
+		Start: c.Start, End: c.End, Page: c.Page, PageEnd: c.PageEnd, PageLabel: c.PageLabel,
+		SectionPath: section, SourceURL: v.SourceURL, MediaType: v.MediaType, ExternalID: c.ExternalID, ACL: acl,
+		LowConfidence: lowConfidence(l, c.Page), SpanHash: c.SpanHash, Text: string(span),
+	}, nil
 }

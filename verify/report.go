@@ -1,5 +1,7 @@
 package verify
 
+import "encoding/json"
+
 // Claim statuses.
 const (
 	Supported    = "supported"
@@ -77,6 +79,8 @@ type Report struct {
 	// cite, in retrieved order; empty for a request with claims, whose
 	// evidence reports carry the same.
 	Sources []Source `json:"sources"`
+	// Metadata is the request's metadata, echoed as it came.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
 
 	storeSequence uint64 // of the store state the report was made on
 }
@@ -172,6 +176,10 @@ type EvidenceReport struct {
 	// text is the current version's, so its span is the current text.
 	CurrentVersion string `json:"current_version,omitempty"`
 	TextUnchanged  bool   `json:"text_unchanged,omitempty"`
+	// ViewerURL is a link to the cited chunk in the evidence viewer, signed
+	// for the request's principal; the service sets it (docs/service.md),
+	// for evidence that resolved and may be read.
+	ViewerURL string `json:"viewer_url,omitempty"`
 }
 
 // Source is a citation-safe projection of one retrieved document version:

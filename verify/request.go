@@ -24,6 +24,11 @@ type Request struct {
 	// back. Such an answer is never grounded, nor accepted. A request
 	// with no claims is the cheaper contract (grounding.go).
 	RetrievalError string `json:"retrieval_error,omitempty"`
+
+	// Metadata is the caller's own JSON object (a conversation id, the
+	// model that answered): never read, kept in the trace and echoed in
+	// the report. At most MaxMetadataBytes.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
 // Claim is one atomic statement of the answer and the evidence it cites.
@@ -62,6 +67,8 @@ const (
 	MaxRetrieved = 50000
 	// MaxRetrievalErrorBytes bounds retrieval_error, which traces keep.
 	MaxRetrievalErrorBytes = 4 << 10
+	// MaxMetadataBytes bounds a request's metadata, which traces keep.
+	MaxMetadataBytes = 16 << 10
 )
 
 // ErrRequest is returned for a request that cannot be verified as given.
@@ -108,6 +115,9 @@ func (req *Request) Validate() error {
 	if req.RetrievalError != "" && strings.TrimSpace(req.RetrievalError) == "" {
 		return bad("retrieval_error is blank: name the failure, or leave it out when retrieval succeeded")
 	}
+	if err := CheckMetadata(req.Metadata); err != nil {
+		return fmt.Errorf("%w: %v", ErrRequest, err)
+	}
 	if len(req.Claims) > MaxClaims {
 		return bad("%d claims, at most %d", len(req.Claims), MaxClaims)
 	}
@@ -140,6 +150,22 @@ func (req *Request) Validate() error {
 	}
 	if citations > MaxCitations {
 		return bad("%d citations, at most %d", citations, MaxCitations)
+	}
+	return nil
+}
+
+// CheckMetadata checks a request's free metadata (verify, resolve and
+// upload requests carry the same): absent, null, or a JSON object of at
+// most MaxMetadataBytes. Its content is the caller's.
+func CheckMetadata(m json.RawMessage) error {
+	t := bytes.TrimSpace(m)
+	switch {
+	case len(t) == 0 || string(t) == "null":
+		return nil
+	case len(m) > MaxMetadataBytes:
+		return fmt.Errorf("metadata of %d bytes, at most %d", len(m), MaxMetadataBytes)
+	case t[0] != '{' || !json.Valid(t):
+		return errors.New("metadata must be a JSON object")
 	}
 	return nil
 }

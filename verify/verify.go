@@ -23,7 +23,7 @@ func Check(ctx context.Context, db Viewer, req *Request, pol *Policy) (*Report, 
 		pol = DefaultPolicy()
 	}
 	rep := &Report{RequestID: req.RequestID, Policy: pol.Name, Claims: make([]ClaimReport, len(req.Claims)),
-		UncitedSentences: []Sentence{}, Reasons: []string{}, Sources: []Source{}}
+		UncitedSentences: []Sentence{}, Reasons: []string{}, Sources: []Source{}, Metadata: req.Metadata}
 	retrieved := make(map[string]bool, len(req.Retrieved))
 	for _, id := range req.Retrieved {
 		retrieved[id] = true

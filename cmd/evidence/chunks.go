@@ -164,22 +164,30 @@ func pageString(page, end int, label string) string {
 }
 
 func newChunksCommand(o *options) *cobra.Command {
-	var version string
+	var version, server string
 	cmd := &cobra.Command{
 		Use:   "chunks [DOC_ID...]",
 		Short: "Export servable chunk records as JSON Lines (what a vector index should embed)",
 		Long: `chunks writes one JSON object a line for every validated chunk of the current version of each
 document (all documents when none is named; --version for one version). Quarantined chunks are never
-exported. Every span is checked against its recorded BLAKE3 before it is written.`,
+exported. Every span is checked against its recorded BLAKE3 before it is written. Each record carries
+the document's access list (acl, [] for everyone) and, for an imported chunk, its external_id.
+
+With --server URL (or EVIDENCE_SERVER), the records come from a running evidence serve a page at a time
+(GET /v1/documents/{id}/chunks), under the token of EVIDENCE_TOKEN: documents it may not read are left
+out, and acl is given to an administrator's token only.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			enc := json.NewEncoder(o.stdout)
+			enc.SetEscapeHTML(false)
+			emit := func(r *resolve.ChunkRecord) error { return enc.Encode(r) }
+			if server != "" {
+				return chunksThroughServer(server, args, version, emit)
+			}
 			db, err := o.openStore(true)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			enc := json.NewEncoder(o.stdout)
-			enc.SetEscapeHTML(false)
-			emit := func(r *resolve.ChunkRecord) error { return enc.Encode(r) }
 			return db.View(func(tx *store.Tx) error {
 				if version != "" {
 					v, err := tx.Version(version)
@@ -219,7 +227,7 @@ exported. Every span is checked against its recorded BLAKE3 before it is written
 		},
 	}
 	cmd.Flags().StringVar(&version, "version", "", "export the chunks of this `VERSION` instead of the current versions'")
-	snapshotFlag(cmd, o)
+	cmd.Flags().StringVar(&server, "server", defaultServer(), "ask the running evidence serve at this `URL` instead of opening the store (env EVIDENCE_SERVER; token from EVIDENCE_TOKEN): the documents the token may read")
 	return cmd
 }
 
@@ -287,4 +295,27 @@ func printText(o *options, version string, r *resolve.Resolution) error {
 		}
 	}
 	return servedStatus("version "+version, r)
+}
+
+// chunksThroughServer exports the records of the named documents (all the
+// token may read when none is named) through GET /v1/documents/{id}/chunks.
+func chunksThroughServer(server string, ids []string, version string, emit func(*resolve.ChunkRecord) error) error {
+	sc, err := newServerClient(server)
+	if err != nil {
+		return err
+	}
+	if version != "" && len(ids) != 1 {
+		return usagef("chunks --version with --server: name the version's document (chunks --server URL --version V DOC_ID)")
+	}
+	if len(ids) == 0 {
+		if ids, err = sc.documentIDs(); err != nil {
+			return err
+		}
+	}
+	for _, id := range ids {
+		if err := sc.chunks(id, version, emit); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -21,6 +21,7 @@ func newIngestCommand(o *options) *cobra.Command {
 		acl           string
 		maxQuar       string
 		progressEvery time.Duration
+		server        string
 	)
 	cmd := &cobra.Command{
 		Use:   "ingest PATH... | ingest SOURCE --chunks MANIFEST [--text TEXT] [--repair]",
@@ -46,7 +47,12 @@ reported; --offsets forces it. An import with more quarantined chunks than --max
 is not stored, the document's current version stays current, and the exit code is 3.
 
 With --dry-run, everything is read, extracted and validated, and what would be stored is reported, but
-nothing is written to the store.`,
+nothing is written to the store.
+
+With --server URL (or EVIDENCE_SERVER), the files go to a running evidence serve (POST /v1/documents,
+a service token in EVIDENCE_TOKEN), which stores them while it serves: the same ids, flags, report and
+exit codes, without stopping the server. The server's own limits apply (--workers, --max-bytes and the
+--pdf-* flags are refused), and without --url a file's source is recorded as an upload, not a path.`,
 		Args: argsBetween(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkIngestFlags(cmd.Flags(), &opts); err != nil {
@@ -60,6 +66,9 @@ nothing is written to the store.`,
 			}
 			if !cmd.Flags().Changed("chunk-size") && !cmd.Flags().Changed("overlap") {
 				opts.Chunk = ingest.ChunkOptions{} // the document's current settings, else the defaults
+			}
+			if server != "" {
+				return ingestThroughServer(o, cmd.Flags(), server, args, opts, maxQuar)
 			}
 			db, closeDB, err := openForBatch(o, opts.DryRun)
 			if err != nil {
@@ -100,6 +109,7 @@ nothing is written to the store.`,
 	f.StringVar(&opts.Offsets, "offsets", ingest.OffsetsAuto, "origin of the manifest's offsets: auto (detect), document, or page")
 	f.StringVar(&maxQuar, "max-quarantined", "0", "most quarantined imported chunks for the import to be stored: a count (3), a percentage (5%) or a share (0.05)")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "report what would be stored without writing anything to the store")
+	f.StringVar(&server, "server", defaultServer(), writeFlagHelp)
 	return cmd
 }
 
@@ -235,7 +245,11 @@ func printSummary(o *options, sum *ingest.Summary, took time.Duration, noun stri
 	}
 	o.printf("; %s, %d quarantined; %.1f MB in %s\n", plural(sum.Chunks, "chunk"), sum.Quarantined, mb, took.Round(time.Millisecond))
 	if sum.DryRun {
-		o.printf("dry run: nothing written to %s\n", o.db)
+		target := o.db
+		if o.writeServer != "" {
+			target = "the store of " + o.writeServer
+		}
+		o.printf("dry run: nothing written to %s\n", target)
 	}
 }
 

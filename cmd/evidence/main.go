@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/spf13/cobra"
+
 	"github.com/evidence-rag/evidence/store"
 )
 
@@ -15,14 +17,27 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 // run executes one command line and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
-	cmd := newRootCommand(stdout, stderr)
-	cmd.SetArgs(args)
-	err := cmd.Execute()
+	root := newRootCommand(stdout, stderr)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteC()
 	if err != nil {
 		fmt.Fprintln(stderr, "evidence:", err)
 		if errors.Is(err, store.ErrLocked) {
-			fmt.Fprintln(stderr, "evidence: if `evidence serve` holds this store, query it over HTTP (resolve --server URL) or stop it first")
+			fmt.Fprintln(stderr, "evidence:", lockedHint(cmd))
 		}
 	}
 	return exitCode(err)
+}
+
+// lockedHint says what to do when the store is locked, most likely by a
+// running `evidence serve`: commands that can go through the server say
+// how (--server), the others that it must stop first.
+func lockedHint(cmd *cobra.Command) string {
+	if cmd == nil {
+		return "if `evidence serve` holds this store, give the command --server URL, or stop the server first"
+	}
+	if cmd.Flags().Lookup("server") != nil {
+		return "if `evidence serve` holds this store, run this through it: " + cmd.CommandPath() + " --server URL (or set EVIDENCE_SERVER; token from EVIDENCE_TOKEN), or stop the server first"
+	}
+	return "if `evidence serve` holds this store, stop it first: " + cmd.CommandPath() + " cannot go through the server"
 }

@@ -263,7 +263,7 @@ func TestOpenAPIDescribesReport(t *testing.T) {
 		"VerifyRequest.retrieval_error", "VerifyRequest.claims.risk", "VerifyRequest.claims.evidence.quote",
 		"VerifyReport.grounding", "VerifyReport.sources", "VerifyReport.uncited_sentences",
 		"ClaimReport.checks", "ClaimReport.entailment", "ClaimReport.findings", "ClaimReport.judge", "ClaimReport.missing_figures",
-		"EvidenceReport.checks", "EvidenceReport.findings", "EvidenceReport.found_in", "EvidenceReport.text",
+		"EvidenceReport.checks", "EvidenceReport.findings", "EvidenceReport.found_in", "EvidenceReport.text", "EvidenceReport.viewer_url",
 		"Finding.check", "Finding.reason", "Finding.claim", "Finding.evidence", "Finding.message",
 		"Figure.kind", "Figure.value", "Figure.text", "Figure.basis_points", "Figure.reference",
 		"JudgeVerdict.judge", "JudgeVerdict.label", "JudgeVerdict.score", "JudgeVerdict.fragment", "JudgeVerdict.latency_ms", "JudgeVerdict.error",

@@ -14,6 +14,7 @@ func newRebuildCommand(o *options) *cobra.Command {
 	var (
 		opts    ingest.RebuildOptions
 		maxQuar string
+		server  string
 	)
 	cmd := &cobra.Command{
 		Use:   "rebuild [DOC_ID...]",
@@ -24,13 +25,19 @@ earlier versions stay resolvable as superseded, so chunk ids that answers alread
 their canonical text is the current text, they resolve with text_unchanged and the default policy accepts
 them. A later plain ingest of the unchanged source keeps the new settings.
 With --chunks, one document gets the chunks of a new import manifest (validated, read and gated as by
-ingest --chunks: --offsets, --max-quarantined). With --dry-run, nothing is written.`,
+ingest --chunks: --offsets, --max-quarantined). With --dry-run, nothing is written.
+With --server URL (or EVIDENCE_SERVER), a running evidence serve rebuilds them (POST
+/v1/documents/{id}/rebuild, a service token in EVIDENCE_TOKEN; all documents it lets the token read
+when none is named), with the same report and exit codes; --chunks is not sent over HTTP.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkChunkFlags(cmd.Flags(), &opts.Chunk); err != nil {
 				return err
 			}
 			if err := importFlags(cmd, maxQuar, &opts.MaxQuarantined); err != nil {
 				return err
+			}
+			if server != "" {
+				return rebuildThroughServer(o, cmd.Flags(), server, args, opts)
 			}
 			db, closeDB, err := openForBatch(o, opts.DryRun)
 			if err != nil {
@@ -51,5 +58,6 @@ ingest --chunks: --offsets, --max-quarantined). With --dry-run, nothing is writt
 	f.StringVar(&opts.Offsets, "offsets", ingest.OffsetsAuto, "origin of the manifest's offsets: auto (detect), document, or page")
 	f.StringVar(&maxQuar, "max-quarantined", "0", "most quarantined imported chunks for the rebuild to be stored: a count (3), a percentage (5%) or a share (0.05)")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "report what would be stored without writing anything to the store")
+	f.StringVar(&server, "server", defaultServer(), writeFlagHelp)
 	return cmd
 }

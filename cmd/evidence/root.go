@@ -21,6 +21,9 @@ type options struct {
 	// snapshotServer, when set (--server of the inspection commands), makes
 	// read-only opens read a snapshot of that running server's store.
 	snapshotServer string
+	// writeServer, when set, is the server a write command (ingest,
+	// rebuild) went through, for its summary.
+	writeServer string
 }
 
 // openStore opens the store for writing, or read-only for commands that

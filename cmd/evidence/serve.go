@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -31,6 +32,9 @@ type serveOptions struct {
 	traceWrites  string
 	logFormat    string // --log-format: text or json
 	judge        judgeFlags
+	publicURL    string        // --public-url: the base of absolute viewer links
+	viewerKey    string        // --viewer-key: file of the key viewer links are signed with
+	viewerTTL    time.Duration // --viewer-ttl: how long a viewer link stays valid
 }
 
 func newServeCommand(o *options) *cobra.Command {
@@ -40,17 +44,24 @@ func newServeCommand(o *options) *cobra.Command {
 		Short: "Serve resolution, verification, ingest and the evidence viewer over HTTP/JSON",
 		Long: `serve runs the answer-time service on --addr (default 127.0.0.1:8080): resolve chunk ids and
 citations to the exact stored span with a deep link, read a version's text, verify an answer's claims,
-list documents and quarantine, ingest uploads, delete documents, and the evidence viewer (/view/...).
+list documents, their chunks and quarantine, ingest uploads and chunk imports, rebuild and delete
+documents, and the evidence viewer (/view/...).
 The OpenAPI description is at /openapi.json, Prometheus metrics at /metrics.
 
 The server holds the store open for writing: it is the store's single writer while it runs, and
-other evidence commands cannot open the store until it stops (query it over HTTP instead, e.g.
-evidence resolve --server http://127.0.0.1:8080 CHUNK_ID).
+other evidence commands cannot open the store until it stops. Go through it instead: the read commands,
+ingest, rebuild and delete take --server URL (e.g. evidence resolve --server http://127.0.0.1:8080
+CHUNK_ID, evidence ingest --server http://127.0.0.1:8080 docs/).
 
 Access: --tokens FILE holds one "<token> <principal>" or "<token> service" a line. A principal's token
 acts for that principal only; a service token may act for the end user named in the
 X-Evidence-Principal header. Without --tokens the server listens on loopback addresses only and
 trusts X-Evidence-Principal, as the CLI trusts --principal.
+
+Viewer links: every resolution and verified citation carries a viewer_url, signed for the principal
+it was made for and valid for --viewer-ttl (15m), that opens in a browser without a token. The key is
+that of --viewer-key FILE (made, mode 0600, with a random 32-byte key when the file does not exist),
+else one of this run only. --public-url makes the links absolute.
 
 Logs: one line a request on stderr (--log-format text or json): time, request_id (the caller's
 X-Request-ID, else one made up; every response carries it), route pattern, status, latency_ms, bytes,
@@ -73,6 +84,9 @@ principal; never a body, a raw path or query, or an error message, so never docu
 	f.Int64Var(&so.maxUpload, "max-upload", 64<<20, "largest uploaded document in bytes (413 beyond)")
 	so.judge.register(f)
 	f.StringVar(&so.logFormat, "log-format", logText, "stderr log: text (key=value) or json; one line a request (time, request id, principal, route, status, latency, bytes; never document text)")
+	f.StringVar(&so.publicURL, "public-url", "", "make viewer links absolute under this `URL`, where readers reach the server (e.g. https://evidence.example.com)")
+	f.StringVar(&so.viewerKey, "viewer-key", "", "sign viewer links with the key of this `FILE` (64 hex digits; made with a random key when absent); default: a key of this run only")
+	f.DurationVar(&so.viewerTTL, "viewer-ttl", defaultViewerTTL, "how long a signed viewer link stays valid")
 	f.StringVar(&so.traceWrites, "trace-writes", traceSync, "verification traces: sync (committed before the report is returned) or async (committed behind the responses, many per fsync; a crash can lose the last few milliseconds of traces)")
 	return cmd
 }
@@ -115,6 +129,10 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 	if pol, err = so.judge.policy(pol); err != nil {
 		return err
 	}
+	links, err := viewerSigner(so, logger)
+	if err != nil {
+		return err
+	}
 	db, err := o.openStore(false)
 	if err != nil {
 		return err
@@ -128,7 +146,7 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 		// few megabytes. GOGC in the environment still decides.
 		debug.SetGCPercent(400)
 	}
-	srv := newServer(db, serverConfig{tokens: tokens, policy: pol, maxBody: so.maxBody, maxUpload: so.maxUpload, errlog: o.stderr, logger: logger, traceWrites: so.traceWrites})
+	srv := newServer(db, serverConfig{tokens: tokens, policy: pol, maxBody: so.maxBody, maxUpload: so.maxUpload, errlog: o.stderr, logger: logger, traceWrites: so.traceWrites, links: links})
 	defer srv.close() // after the shutdown below: queued traces are stored
 	ln, err := net.Listen("tcp", so.addr)
 	if err != nil {
@@ -181,4 +199,32 @@ func isLoopback(addr string) (bool, error) {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback(), nil
+}
+
+// viewerSigner makes the signer of viewer links from --public-url,
+// --viewer-key and --viewer-ttl.
+func viewerSigner(so serveOptions, logger *slog.Logger) (*linkSigner, error) {
+	switch {
+	case so.viewerTTL < 0:
+		return nil, usagef("--viewer-ttl %s: want a duration above 0 (e.g. 15m)", so.viewerTTL)
+	case so.viewerTTL == 0:
+		so.viewerTTL = defaultViewerTTL
+	}
+	if so.publicURL != "" {
+		u, err := url.Parse(so.publicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return nil, usagef("--public-url %q: want an http:// or https:// URL without query or fragment, e.g. https://evidence.example.com", so.publicURL)
+		}
+	}
+	if so.viewerKey == "" {
+		return ephemeralSigner(so.viewerTTL, so.publicURL)
+	}
+	key, warning, err := loadViewerKey(so.viewerKey)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if warning != "" {
+		logger.Warn("evidence: " + warning)
+	}
+	return newLinkSigner(key, so.viewerTTL, so.publicURL), nil
 }

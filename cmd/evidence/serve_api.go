@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -41,6 +42,9 @@ type serverConfig struct {
 	logger *slog.Logger
 	// traceWrites is traceSync (the default when empty) or traceAsync.
 	traceWrites string
+	// links signs viewer links; nil signs with a key of the server's own
+	// run, relative links valid for defaultViewerTTL.
+	links *linkSigner
 }
 
 // server is the HTTP service over one open store. It is the store's only
@@ -70,9 +74,14 @@ func newServer(db *store.DB, cfg serverConfig) *server {
 		cfg.logger = slog.New(slog.NewTextHandler(cfg.errlog, nil))
 	}
 	s := &server{serverConfig: cfg, db: db, mux: http.NewServeMux(), log: slog.NewLogLogger(cfg.logger.Handler(), slog.LevelError), requestIDs: newRequestIDs()}
-	s.metrics = newServerMetrics(db)
-	s.policy = cachedJudge(s.policy, db, s.metrics.judged)
 	var err error
+	s.metrics = newServerMetrics(db)
+	if s.links == nil {
+		if s.links, err = ephemeralSigner(defaultViewerTTL, ""); err != nil {
+			panic("serve: no random viewer key: " + err.Error())
+		}
+	}
+	s.policy = cachedJudge(s.policy, db, s.metrics.judged)
 	if s.policyJSON, err = json.Marshal(cfg.policy); err != nil {
 		panic("serve: policy does not encode: " + err.Error()) // it was decoded from JSON
 	}
@@ -85,7 +94,9 @@ func newServer(db *store.DB, cfg serverConfig) *server {
 	s.handle("POST /v1/verify", accessRead, s.postVerify)
 	s.handle("GET /v1/documents", accessRead, s.getDocuments)
 	s.handle("POST /v1/documents", accessService, s.postDocument)
-	s.handle("DELETE /v1/documents/{id...}", accessService, s.deleteDocument)
+	s.handle("GET /v1/documents/{id}/chunks", accessRead, s.getDocumentChunks)
+	s.handle("POST /v1/documents/{id}/rebuild", accessService, s.postRebuild)
+	s.handle("DELETE /v1/documents/{id...}", accessAdmin, s.deleteDocument)
 	s.handle("GET /v1/quarantine", accessRead, s.getQuarantine)
 	s.handle("GET /v1/traces/{trace_id}", accessRead, s.getTrace)
 	s.handle("GET /v1/traces", accessRead, s.getTraces)
@@ -94,8 +105,9 @@ func newServer(db *store.DB, cfg serverConfig) *server {
 	s.handle("GET /healthz", accessPublic, s.healthz)
 	s.handle("GET /metrics", accessToken, s.serveMetrics)
 	s.handle("GET /openapi.json", accessPublic, s.openAPI)
-	s.handle("GET /view/{chunk_id}", accessRead, s.viewChunk)
-	s.handle("GET /view/versions/{version}", accessRead, s.viewVersion)
+	s.handle("GET /view/{chunk_id}", accessViewer, s.viewChunk)
+	s.handle("GET /view/versions/{version}", accessViewer, s.viewVersion)
+	s.handle("GET /view/versions/{version}/text", accessViewer, s.viewText)
 	return s
 }
 
@@ -108,7 +120,7 @@ func (s *server) routes() []string { return s.metrics.routes }
 // log only, since a store error may name what it read.
 func (s *server) handle(pattern string, need access, h handlerFunc) {
 	s.metrics.addRoute(pattern)
-	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+	s.mux.Handle(pattern, route(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
 		var c *caller
@@ -149,54 +161,77 @@ func (s *server) handle(pattern string, need access, h handlerFunc) {
 				writeError(sw, he)
 			}
 		}
-	})
+	}))
 }
 
+// route is a handler registered by handle: what ServeHTTP tells apart from
+// the mux's own answers (not found, method not allowed, redirects).
+type route func(w http.ResponseWriter, r *http.Request)
+
+func (rt route) ServeHTTP(w http.ResponseWriter, r *http.Request) { rt(w, r) }
+
+// probeMethods are the methods an Allow header may list.
+var probeMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
 // ServeHTTP dispatches, answering unknown paths and methods in JSON too.
+// What the mux would answer by itself is never sent: not its plain-text
+// 404 and 405, nor its redirects (a path without the trailing slash a
+// {name...} route needs, or an unclean path), which would reach a client
+// as an empty 307. Such a request gets a 405 with the methods its path is
+// served for, as it was sent, or a 404.
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Cache-Control", "no-store")
 	hdr.Set("Referrer-Policy", "no-referrer")
 	hdr.Set(requestIDHeader, s.requestIDs.of(r))
-	h, pattern := s.mux.Handler(r)
-	if pattern != "" {
+	if h, _ := s.mux.Handler(r); isRoute(h) {
 		s.mux.ServeHTTP(w, r)
 		return
 	}
 	start := time.Now()
 	sw := &statusWriter{ResponseWriter: w}
-	w = sw
-	rec := &headerRecorder{header: http.Header{}}
-	h.ServeHTTP(rec, r)
-	var code string
-	switch rec.status {
-	case http.StatusNotFound, http.StatusMethodNotAllowed:
-		if allow := rec.header.Get("Allow"); allow != "" {
-			w.Header().Set("Allow", allow)
+	var allow []string
+	for _, m := range probeMethods {
+		probe := new(http.Request)
+		*probe = *r
+		probe.Method = m
+		if h, _ := s.mux.Handler(probe); isRoute(h) {
+			allow = append(allow, m)
 		}
-		code = "not_found"
-		if rec.status == http.StatusMethodNotAllowed {
-			code = "method_not_allowed"
-		}
-		writeError(w, errorf(rec.status, code, "%s %s: %s", r.Method, r.URL.Path, strings.ToLower(http.StatusText(rec.status))))
-	default: // a redirect to the clean path
-		s.mux.ServeHTTP(w, r)
 	}
+	var he *httpError
+	if len(allow) > 0 {
+		sw.Header().Set("Allow", strings.Join(allow, ", "))
+		he = errorf(http.StatusMethodNotAllowed, "method_not_allowed", "%s %s: method not allowed (allowed: %s)", r.Method, r.URL.Path, strings.Join(allow, ", "))
+	} else {
+		he = errorf(http.StatusNotFound, "not_found", "%s %s: not found", r.Method, r.URL.Path)
+	}
+	if ep := r.URL.EscapedPath(); cleanPath(ep) != ep {
+		he.message += " (paths are matched as sent: did you mean " + cleanPath(ep) + "?)"
+	} else if strings.HasPrefix(ep, "/v1/documents/") && strings.Count(strings.TrimPrefix(ep, "/v1/documents/"), "/") > 1 {
+		he.message += " (a document id in the path of chunks or rebuild is one segment: escape its slashes as %2F)"
+	}
+	writeError(sw, he)
 	took := time.Since(start)
-	s.metrics.observe("unmatched", rec.status, took)
-	s.logRequest(r, "unmatched", nil, sw, code, took)
+	s.metrics.observe("unmatched", he.status, took)
+	s.logRequest(r, "unmatched", nil, sw, he.code, took)
 }
 
-// headerRecorder learns what the mux would answer an unmatched request.
-type headerRecorder struct {
-	header http.Header
-	status int
-}
+func isRoute(h http.Handler) bool { _, ok := h.(route); return ok }
 
-func (h *headerRecorder) Header() http.Header         { return h.header }
-func (h *headerRecorder) Write(b []byte) (int, error) { return len(b), nil }
-func (h *headerRecorder) WriteHeader(code int)        { h.status = code }
+// cleanPath is the path the mux would redirect p to: dot segments and
+// repeated slashes removed, a trailing slash kept.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	c := path.Clean("/" + p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c
+}
 
 // statusWriter remembers the status and the body bytes written, for
 // metrics and the request log.
@@ -341,14 +376,18 @@ type served struct {
 	Citation *citationResult `json:"citation,omitempty"`
 }
 
-func viewerURL(c *resolve.Cited) string {
+// viewerURL is where the evidence viewer shows a served resolution: a link
+// signed for the principal it was resolved for (serve_links.go), absolute
+// when the server knows its public URL.
+func (s *server) viewerURL(c *resolve.Cited, principal string) string {
 	if c.Link == nil {
 		return ""
 	}
 	if c.ChunkID != "" {
-		return "/view/" + url.PathEscape(c.ChunkID)
+		return s.links.link("/view/"+url.PathEscape(c.ChunkID), nil, chunkResource(c.ChunkID), principal)
 	}
-	return fmt.Sprintf("/view/versions/%s?start=%d&end=%d", c.DocumentVersion, c.Start, c.End)
+	q := url.Values{"start": {strconv.Itoa(c.Start)}, "end": {strconv.Itoa(c.End)}}
+	return s.links.link("/view/versions/"+url.PathEscape(c.DocumentVersion), q, rangeResource(c.DocumentVersion, c.Start, c.End), principal)
 }
 
 func (s *server) getChunk(w http.ResponseWriter, r *http.Request, c *caller) error {
@@ -365,13 +404,14 @@ func (s *server) getChunk(w http.ResponseWriter, r *http.Request, c *caller) err
 		return err
 	}
 	s.metrics.resolved(out.Status)
-	return writeJSON(w, resolutionStatus(out.Status), served{Cited: out, ViewerURL: viewerURL(out)})
+	return writeJSON(w, resolutionStatus(out.Status), served{Cited: out, ViewerURL: s.viewerURL(out, c.principal)})
 }
 
 // resolveRequest is the body of POST /v1/resolve.
 type resolveRequest struct {
 	Principal string            `json:"principal,omitempty"`
 	Citations []citationRequest `json:"citations"`
+	Metadata  json.RawMessage   `json:"metadata,omitempty"` // the caller's own object, echoed
 }
 
 // citationRequest is a chunk id, optionally with the code-point offsets of
@@ -416,6 +456,9 @@ func (s *server) postResolve(w http.ResponseWriter, r *http.Request, c *caller) 
 	if len(req.Citations) > maxBatch {
 		return errorf(http.StatusBadRequest, "bad_request", "%d citations, at most %d", len(req.Citations), maxBatch)
 	}
+	if err := verify.CheckMetadata(req.Metadata); err != nil {
+		return errorf(http.StatusBadRequest, "bad_request", "%v", err)
+	}
 	for i, ct := range req.Citations {
 		switch {
 		case strings.TrimSpace(ct.ChunkID) == "":
@@ -444,7 +487,7 @@ func (s *server) postResolve(w http.ResponseWriter, r *http.Request, c *caller) 
 			if err != nil {
 				return err
 			}
-			results[i] = served{Cited: cited, ViewerURL: viewerURL(cited)}
+			results[i] = served{Cited: cited, ViewerURL: s.viewerURL(cited, principal)}
 			if res.Served() && (ct.Quote != "" || ct.SourceStart != nil) {
 				if results[i].Citation, err = locate(tx, res, ct); err != nil {
 					return err
@@ -457,7 +500,11 @@ func (s *server) postResolve(w http.ResponseWriter, r *http.Request, c *caller) 
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{"results": results})
+	out := map[string]any{"results": results}
+	if len(req.Metadata) > 0 {
+		out["metadata"] = req.Metadata
+	}
+	return writeJSON(w, http.StatusOK, out)
 }
 
 // locate finds the part of a served chunk that a citation names: its quote
@@ -532,7 +579,7 @@ func (s *server) getText(w http.ResponseWriter, r *http.Request, c *caller) erro
 		return err
 	}
 	s.metrics.resolved(out.Status)
-	return writeJSON(w, resolutionStatus(out.Status), served{Cited: out, ViewerURL: viewerURL(out)})
+	return writeJSON(w, resolutionStatus(out.Status), served{Cited: out, ViewerURL: s.viewerURL(out, c.principal)})
 }
 
 func intParam(q url.Values, name string, def int) (int, error) {
@@ -572,6 +619,7 @@ func (s *server) postVerify(w http.ResponseWriter, r *http.Request, c *caller) e
 		return err
 	}
 	s.metrics.verified(rep)
+	s.signEvidence(rep, req.Principal)
 	if !trace {
 		return writeJSON(w, http.StatusOK, rep)
 	}
@@ -636,8 +684,9 @@ func (s *server) getDocuments(w http.ResponseWriter, r *http.Request, c *caller)
 
 // postDocument ingests one uploaded document through the ingest pipeline:
 // either multipart/form-data with a "file" part (and optional fields id,
-// filename, url, acl), or the raw bytes as the body with the same names as
-// query parameters. The filename's extension picks the extractor.
+// filename, url, acl, ...; a "manifest" part imports another pipeline's
+// chunks), or the raw bytes as the body with the same fields as query
+// parameters. The filename's extension picks the extractor.
 func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller) error {
 	r.Body = http.MaxBytesReader(w, r.Body, s.maxUpload)
 	fields := r.URL.Query()
@@ -646,17 +695,16 @@ func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 		return err
 	}
 	defer os.RemoveAll(dir)
-	tmp := filepath.Join(dir, "upload")
-	var size int64
+	up := newUpload(dir)
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == "multipart/form-data" {
-		if size, err = readMultipart(r, fields, tmp, s.maxUpload); err != nil {
+		if err := up.readMultipart(r, fields, s.maxUpload); err != nil {
 			return err
 		}
-	} else if size, err = saveBody(r.Body, tmp); err != nil {
+	} else if up.size, err = saveBody(r.Body, up.source); err != nil {
 		return uploadError(err, s.maxUpload)
 	}
-	if size == 0 {
+	if up.size == 0 {
 		return errorf(http.StatusBadRequest, "bad_request", "empty upload")
 	}
 	name := fields.Get("filename")
@@ -666,14 +714,24 @@ func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 	if name == "" || name == "." || name == "/" || strings.ContainsAny(name, "/\\\x00") || name == ".." {
 		return errorf(http.StatusBadRequest, "bad_request", "a filename (with its extension, e.g. policy.md) is required and may not hold a path")
 	}
-	if !ingest.Supported(name) {
+	if !ingest.Supported(name) && !up.hasText {
 		return errorf(http.StatusUnsupportedMediaType, "unsupported_media_type", "%q: unsupported file type", name)
 	}
 	path := filepath.Join(dir, name)
-	if err := os.Rename(tmp, path); err != nil {
+	if err := os.Rename(up.source, path); err != nil {
 		return err
 	}
-	opts := ingest.Options{ID: fields.Get("id"), URL: fields.Get("url"), Workers: 1, Undelete: fields.Get("undelete") == "true"}
+	opts := ingest.Options{ID: fields.Get("id"), URL: fields.Get("url"), Workers: 1}
+	if opts.Undelete, err = boolField(fields, "undelete"); err != nil {
+		return err
+	}
+	if err := up.importOptions(fields, &opts); err != nil {
+		return err
+	}
+	meta, err := metadataField(fields)
+	if err != nil {
+		return err
+	}
 	if opts.ID == "" {
 		opts.ID = name
 	}
@@ -683,6 +741,9 @@ func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 		// caller named: a version stored already keeps its own.
 		opts.DefaultURL = "urn:evidence:upload:" + url.PathEscape(opts.ID)
 	}
+	if fields.Has("acl") {
+		opts.ACL = []string{} // acl= (empty) is everyone, as ingest --acl ""
+	}
 	for _, a := range fields["acl"] {
 		for _, p := range strings.Split(a, ",") {
 			if p = strings.TrimSpace(p); p != "" {
@@ -690,95 +751,70 @@ func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 			}
 		}
 	}
-	// Without chunk_size and overlap the document is cut as its current
-	// version was (a plain re-ingest never undoes a rebuild).
-	chunkSize := 0
-	if fields.Has("overlap") {
-		chunkSize = ingest.DefaultChunkOptions.Size
-	}
-	if opts.Chunk.Size, err = intParam(fields, "chunk_size", chunkSize); err != nil {
+	if opts.Chunk, err = chunkFields(fields); err != nil {
 		return err
-	}
-	if opts.Chunk.Overlap, err = intParam(fields, "overlap", ingest.DefaultChunkOptions.Overlap); err != nil {
-		return err
-	}
-	// As the CLI's flags: a given overlap the chunker would reduce is
-	// refused, the default one fits itself to a small chunk size.
-	cutSize := cmp.Or(opts.Chunk.Size, ingest.DefaultChunkOptions.Size)
-	if max := ingest.MaxOverlap(cutSize); opts.Chunk.Overlap > max {
-		if fields.Get("overlap") != "" {
-			return errorf(http.StatusBadRequest, "bad_request", "overlap=%d: want 0 to %d code points with chunk_size %d (less than half a chunk)", opts.Chunk.Overlap, max, cutSize)
-		}
-		if opts.Chunk.Overlap >= cutSize {
-			opts.Chunk.Overlap = max
-		}
 	}
 	sum, err := ingest.Run(r.Context(), s.db, []string{path}, opts)
 	if errors.Is(err, ingest.ErrOptions) {
-		return errorf(http.StatusBadRequest, "bad_request", "%v", err)
+		return errorf(http.StatusBadRequest, "bad_request", "%s", fieldNames.Replace(err.Error()))
 	}
 	if err != nil {
 		return err
 	}
-	s.metrics.ingested(sum)
+	if !opts.DryRun {
+		s.metrics.ingested(sum)
+	}
 	if len(sum.Results) != 1 {
 		return fmt.Errorf("ingest of one upload gave %d results", len(sum.Results))
 	}
 	res := *sum.Results[0]
-	// The temporary path is ours, not the caller's.
+	// The temporary paths are ours, not the caller's.
 	res.Path = name
-	res.Error = strings.ReplaceAll(res.Error, path, name)
+	// And the messages name the upload's fields, not the CLI's flags.
+	res.Error = fieldNames.Replace(up.hide(res.Error, path, name))
+	res.Hint = fieldNames.Replace(up.hide(res.Hint, path, name))
 	status := http.StatusCreated
 	switch res.Status {
 	case ingest.Unchanged:
 		status = http.StatusOK
-	case ingest.Failed:
+	case ingest.Failed, ingest.Rejected:
 		status = http.StatusUnprocessableEntity
 	case ingest.Deleted:
 		status = http.StatusConflict // deleted before: stored again only with undelete=true
 	}
-	return writeJSON(w, status, res)
+	if opts.DryRun && status == http.StatusCreated {
+		status = http.StatusOK // nothing was created
+	}
+	return writeJSON(w, status, uploadResult{Result: res, DryRun: opts.DryRun, Metadata: meta})
 }
 
-// readMultipart saves the "file" part to tmp and adds the other fields
-// (id, filename, url, acl, chunk_size, overlap) to fields.
-func readMultipart(r *http.Request, fields url.Values, tmp string, limit int64) (int64, error) {
-	mr, err := r.MultipartReader()
-	if err != nil {
-		return 0, errorf(http.StatusBadRequest, "bad_request", "multipart body: %v", err)
+// chunkFields reads chunk_size and overlap as ingest's flags are read:
+// without either the document is cut as its current version was (a plain
+// re-ingest never undoes a rebuild); a given overlap the chunker would
+// reduce is refused, the default one fits itself to a small chunk size.
+func chunkFields(fields url.Values) (ingest.ChunkOptions, error) {
+	chunkSize := 0
+	if fields.Has("overlap") {
+		chunkSize = ingest.DefaultChunkOptions.Size
 	}
-	var size int64 = -1
-	for {
-		part, err := mr.NextPart()
-		if err == io.EOF {
-			break
+	var co ingest.ChunkOptions
+	var err error
+	if co.Size, err = intParam(fields, "chunk_size", chunkSize); err != nil {
+		return co, err
+	}
+	if co.Overlap, err = intParam(fields, "overlap", ingest.DefaultChunkOptions.Overlap); err != nil {
+		return co, err
+	}
+	cutSize := cmp.Or(co.Size, ingest.DefaultChunkOptions.Size)
+	if max := ingest.MaxOverlap(cutSize); co.Overlap > max {
+		if fields.Get("overlap") != "" {
+			return co, errorf(http.StatusBadRequest, "bad_request", "overlap=%d: want 0 to %d code points with chunk_size %d (less than half a chunk)", co.Overlap, max, cutSize)
 		}
-		if err != nil {
-			return 0, uploadError(err, limit)
-		}
-		name := part.FormName()
-		switch {
-		case name == "file" && size < 0:
-			if fields.Get("filename") == "" && part.FileName() != "" {
-				fields.Set("filename", filepath.Base(part.FileName()))
-			}
-			if size, err = saveBody(part, tmp); err != nil {
-				return 0, uploadError(err, limit)
-			}
-		case name == "id" || name == "filename" || name == "url" || name == "acl" || name == "chunk_size" || name == "overlap" || name == "undelete":
-			v, err := io.ReadAll(io.LimitReader(part, 4<<10))
-			if err != nil {
-				return 0, uploadError(err, limit)
-			}
-			fields.Add(name, string(v))
-		default:
-			return 0, errorf(http.StatusBadRequest, "bad_request", "multipart field %q: want file, id, filename, url, acl, chunk_size or overlap", name)
+		if co.Overlap >= cutSize {
+			co.Overlap = max
 		}
 	}
-	if size < 0 {
-		return 0, errorf(http.StatusBadRequest, "bad_request", `multipart body without a "file" part`)
-	}
-	return size, nil
+	return co, nil
 }
 
 func saveBody(r io.Reader, path string) (int64, error) {
@@ -805,6 +841,9 @@ func uploadError(err error, limit int64) error {
 
 func (s *server) deleteDocument(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id := r.PathValue("id")
+	if id == "" {
+		return errorf(http.StatusBadRequest, "bad_request", "a document id is required: DELETE /v1/documents/{id}")
+	}
 	deleted, err := s.db.Delete(id, r.URL.Query().Get("version"))
 	if errors.Is(err, store.ErrNotFound) {
 		return errorf(http.StatusNotFound, "not_found", "no document %q (or no such version of it)", id)

@@ -103,7 +103,9 @@ const (
 	accessPublic  access = iota // no token (health, OpenAPI description)
 	accessToken                 // any valid token (metrics)
 	accessRead                  // a principal's or a service's token; access lists apply
-	accessService               // a service token (ingest, delete)
+	accessService               // a service token (ingest, rebuild)
+	accessAdmin                 // an administrator: a service acting for no end user (delete)
+	accessViewer                // a signed viewer link, else as accessRead (the viewer)
 )
 
 // caller is who a request acts for.
@@ -117,6 +119,10 @@ type caller struct {
 	// bound is set when the principal was fixed by the token or the
 	// header: a request body may not name another.
 	bound bool
+	// link is set for a viewer request that carries a signed link: the
+	// handler checks it and acts for the principal it names, whatever the
+	// headers say.
+	link bool
 }
 
 // httpError is an error answer: status, code and a message that never
@@ -139,12 +145,22 @@ func (s *server) authenticate(r *http.Request, need access) (*caller, *httpError
 	if need == accessPublic {
 		return &caller{}, nil
 	}
+	if need == accessViewer {
+		if r.URL.Query().Has(linkSig) {
+			return &caller{link: true}, nil
+		}
+		need = accessRead
+	}
 	header, named := r.Header.Get(principalHeader), len(r.Header.Values(principalHeader)) > 0
 	if len(r.Header.Values(principalHeader)) > 1 {
 		return nil, errorf(http.StatusBadRequest, "bad_request", "%s given more than once", principalHeader)
 	}
 	if s.tokens == nil { // loopback only: trusted like the CLI's --principal
-		return &caller{principal: header, service: true, admin: !named, bound: named}, nil
+		c := &caller{principal: header, service: true, admin: !named, bound: named}
+		if need == accessAdmin && !c.admin {
+			return c, errorf(http.StatusForbidden, "forbidden", "only an administrator may do this: a request naming no principal (no %s header)", principalHeader)
+		}
+		return c, nil
 	}
 	auth := r.Header.Get("Authorization")
 	scheme, token, ok := strings.Cut(auth, " ")
@@ -162,8 +178,11 @@ func (s *server) authenticate(r *http.Request, need access) (*caller, *httpError
 	case named && header != e.principal:
 		return nil, errorf(http.StatusForbidden, "forbidden", "this token acts for its own principal only; %s names another", principalHeader)
 	}
-	if need == accessService && !c.service {
+	if (need == accessService || need == accessAdmin) && !c.service {
 		return c, errorf(http.StatusForbidden, "forbidden", "a service token is required") // c: for the request log
+	}
+	if need == accessAdmin && !c.admin {
+		return c, errorf(http.StatusForbidden, "forbidden", "only an administrator may do this: a service token acting for no end user (no %s header)", principalHeader)
 	}
 	return c, nil
 }

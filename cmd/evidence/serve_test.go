@@ -227,8 +227,8 @@ func TestServeChunk(t *testing.T) {
 	if got.Link == nil || got.Link.Kind != resolve.LinkHeading || !strings.HasPrefix(got.Link.URL, "https://intranet.example/policies/expense-policy.md#") {
 		t.Errorf("link %+v: want the heading anchor of the Markdown section", got.Link)
 	}
-	if got.ViewerURL != "/view/"+id {
-		t.Errorf("viewer_url %q, want /view/%s", got.ViewerURL, id)
+	if u, q := parseViewerURL(t, got.ViewerURL); u.Path != "/view/"+id || !q.Has(linkSig) || q.Get(linkPrincipal) != "" {
+		t.Errorf("viewer_url %q, want /view/%s signed for nobody", got.ViewerURL, id)
 	}
 	for _, tt := range []struct {
 		path   string
@@ -461,7 +461,8 @@ func TestServeText(t *testing.T) {
 	r := e.do(request{path: "/v1/versions/" + version + "/text?start=10&end=60"})
 	var got servedBody
 	r.decode(t, &got)
-	if r.status != 200 || got.Text != string([]rune(full.Text)[10:60]) || got.Link == nil || got.ViewerURL != "/view/versions/"+version+"?start=10&end=60" {
+	u, q := parseViewerURL(t, got.ViewerURL)
+	if r.status != 200 || got.Text != string([]rune(full.Text)[10:60]) || got.Link == nil || u.Path != "/view/versions/"+version || q.Get("start") != "10" || q.Get("end") != "60" || !q.Has(linkSig) {
 		t.Errorf("got %d %q link %v viewer %q", r.status, got.Text, got.Link, got.ViewerURL)
 	}
 	r = e.do(request{path: "/v1/versions/" + version + "/text"})

@@ -7,11 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
+	"mime"
 	"net/http"
 	"net/url"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/evidence-rag/evidence/resolve"
 	"github.com/evidence-rag/evidence/store"
@@ -40,10 +44,23 @@ main { padding: 1rem 1.2rem 40vh; }
 mark { background: #ffe066; outline: 2px solid #e0b800; border-radius: 2px; }
 `
 
+// viewerJS brings the cited passage into view below the sticky header:
+// centred in the room left when it fits, else with its first line just
+// below the header, so that where the passage starts is always seen (a
+// tall passage centred would start above the viewport).
 const viewerJS = `
 document.addEventListener("DOMContentLoaded", function () {
   var m = document.getElementById("cited");
-  if (m) { m.scrollIntoView({block: "center", inline: "nearest"}); }
+  if (!m) { return; }
+  var rects = m.getClientRects();
+  if (!rects.length) { m.scrollIntoView({block: "start"}); return; }
+  var header = document.querySelector("header");
+  var below = header ? header.getBoundingClientRect().height : 0;
+  var first = rects[0], last = rects[rects.length - 1];
+  var room = window.innerHeight - below;
+  var height = last.bottom - first.top;
+  var gap = height < room ? (room - height) / 2 : Math.min(24, room / 4);
+  window.scrollTo(0, Math.max(0, window.scrollY + first.top - below - gap));
 });
 `
 
@@ -66,7 +83,7 @@ var viewerTemplate = template.Must(template.New("view").Parse(`<!DOCTYPE html>
 {{if .Span}}<dt>cited span</dt><dd>{{.Span}}</dd>{{end}}
 {{if .Pages}}<dt>page</dt><dd>{{.Pages}}</dd>{{end}}
 {{if .Section}}<dt>section</dt><dd id="section-path">{{.Section}}</dd>{{end}}
-{{if .SourceURL}}<dt>source</dt><dd><a href="{{.SourceURL}}" rel="noreferrer noopener">{{.SourceURL}}</a>{{if .DeepLink}} · <a href="{{.DeepLink}}" rel="noreferrer noopener">open at the passage</a>{{end}}</dd>{{end}}
+{{if .SourceURL}}<dt>source</dt><dd><a href="{{.SourceURL}}" rel="noreferrer noopener">{{.SourceURL}}</a>{{if .DeepLink}} · <a href="{{.DeepLink}}" rel="noreferrer noopener">open at the passage</a>{{end}}</dd>{{else if .SourceNote}}<dt>source</dt><dd><span id="source-note">{{.SourceNote}}</span>{{if .TextURL}} · <a href="{{.TextURL}}" id="download-text" download>download the stored text</a>{{end}}</dd>{{end}}
 </dl>{{end}}
 </header>
 {{range .Notices}}<p class="notice" role="status">{{.}}</p>
@@ -100,7 +117,56 @@ type viewPage struct {
 	Section        string
 	SourceURL      string
 	DeepLink       string
-	Pieces         []piece
+	// SourceNote says where the source is when it has no URL a browser
+	// can open (a file of the ingesting machine, an upload), and TextURL
+	// downloads the stored canonical text instead.
+	SourceNote string
+	TextURL    string
+	Pieces     []piece
+	links      pageLinks // how the page links to other viewer pages
+}
+
+// pageLinks makes the links of a viewer page: plain paths for a caller
+// with a token, links signed for the same principal, expiring with the
+// page's own link, for a page opened by a signed link.
+type pageLinks struct {
+	signer    *linkSigner // nil: plain paths
+	principal string
+	expires   int64
+}
+
+func (l pageLinks) url(path string, q url.Values, resource string) string {
+	if l.signer != nil {
+		return l.signer.signedPath(path, q, resource, l.principal, l.expires)
+	}
+	if len(q) > 0 {
+		return path + "?" + q.Encode()
+	}
+	return path
+}
+
+// viewAccess settles whom a viewer request is for. A signed link acts for
+// the principal it names once its signature and expiry check (whatever
+// headers came with it); a link that fails gets a page that says why,
+// status 403, and ok false. Without a link, the authenticated caller.
+func (s *server) viewAccess(w http.ResponseWriter, r *http.Request, c *caller, resource string) (links pageLinks, ok bool, err error) {
+	if !c.link {
+		return pageLinks{}, true, nil
+	}
+	p, exp, err := s.links.check(resource, r.URL.Query())
+	if err != nil {
+		msg := "This link is incomplete: principal, expires and sig go together."
+		switch {
+		case errors.Is(err, errLinkExpired):
+			msg = "This link expired at " + time.Unix(exp, 0).UTC().Format(time.RFC3339) + ". Viewer links are short-lived: ask the application that gave it to you for a new one."
+		case errors.Is(err, errLinkSignature):
+			msg = "This link's signature does not verify: the link was altered, or it was signed with a key this server no longer uses."
+		}
+		page := &viewPage{Title: "Evidence: link not valid", Notices: []string{msg, "Nothing of the document is shown."}}
+		return pageLinks{}, false, writeView(w, http.StatusForbidden, page)
+	}
+	c.principal, c.bound = p, true
+	return pageLinks{signer: s.links, principal: p, expires: exp}, true, nil
 }
 
 // piece is a run of the canonical text ("text"), a section label
@@ -116,9 +182,13 @@ type piece struct {
 }
 
 func (s *server) viewChunk(w http.ResponseWriter, r *http.Request, c *caller) error {
-	page := &viewPage{}
+	links, ok, err := s.viewAccess(w, r, c, chunkResource(r.PathValue("chunk_id")))
+	if !ok {
+		return err
+	}
+	page := &viewPage{links: links}
 	var cited *resolve.Cited
-	err := s.db.View(func(tx *store.Tx) error {
+	err = s.db.View(func(tx *store.Tx) error {
 		res, err := resolve.ChunkTx(tx, r.PathValue("chunk_id"), c.principal)
 		if err != nil {
 			return err
@@ -148,6 +218,14 @@ func (s *server) viewVersion(w http.ResponseWriter, r *http.Request, c *caller) 
 		return err
 	}
 	mark := q.Has("start") || q.Has("end")
+	resource := versionResource(version)
+	if mark {
+		resource = rangeResource(version, start, end)
+	}
+	links, ok, err := s.viewAccess(w, r, c, resource)
+	if !ok {
+		return err
+	}
 	cited, err := resolve.RangeCited(s.db, version, start, end, c.principal)
 	if errors.Is(err, resolve.ErrInvalidRange) {
 		return errorf(http.StatusBadRequest, "bad_request", "range [%d, %d) is outside the text", start, end)
@@ -155,7 +233,7 @@ func (s *server) viewVersion(w http.ResponseWriter, r *http.Request, c *caller) 
 	if err != nil {
 		return err
 	}
-	page := &viewPage{Title: "Evidence: version " + version}
+	page := &viewPage{Title: "Evidence: version " + version, links: links}
 	err = s.db.View(func(tx *store.Tx) error { return fillPage(tx, page, cited, mark) })
 	if errors.Is(err, store.ErrDeleted) { // deleted after the range was read
 		cited.Status, cited.Text = resolve.StatusDeleted, ""
@@ -193,7 +271,8 @@ func fillPage(tx *store.Tx, p *viewPage, c *resolve.Cited, mark bool) error {
 		p.VersionStatus = string(resolve.StatusQuarantined)
 	}
 	if c.CurrentVersion != "" {
-		p.CurrentVersion, p.CurrentURL = c.CurrentVersion, "/view/versions/"+url.PathEscape(c.CurrentVersion)
+		p.CurrentVersion = c.CurrentVersion
+		p.CurrentURL = p.links.url("/view/versions/"+url.PathEscape(c.CurrentVersion), nil, versionResource(c.CurrentVersion))
 	}
 	if c.Status == resolve.StatusSuperseded {
 		msg := "This version is superseded: a newer version of the document was ingested. The text below is the version the citation points at."
@@ -213,11 +292,16 @@ func fillPage(tx *store.Tx, p *viewPage, c *resolve.Cited, mark bool) error {
 		p.Pages = pageString(c.Page, c.PageEnd, c.PageLabel)
 		p.Section = strings.Join(c.SectionPath, " › ")
 	}
-	if c.Link != nil && isWebURL(c.Link.Target.Source) { // a file:// path is the server's business
+	if c.Link != nil && isWebURL(c.Link.Target.Source) {
 		p.SourceURL = c.Link.Target.Source
 		if c.Link.Kind != resolve.LinkNone && mark {
 			p.DeepLink = c.Link.URL
 		}
+	} else {
+		// A file:// path is the server's business, and a browser could not
+		// open it anyway: say what the source is, and offer the stored text.
+		p.SourceNote = sourceNote(c.Link)
+		p.TextURL = p.links.url("/view/versions/"+url.PathEscape(c.DocumentVersion)+"/text", nil, textResource(c.DocumentVersion))
 	}
 	if c.LowConfidence != "" {
 		p.Notices = append(p.Notices, "The text of this page failed the extraction quality check ("+c.LowConfidence+"): compare it with the source.")
@@ -329,5 +413,69 @@ func writeView(w http.ResponseWriter, status int, p *viewPage) error {
 	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
 	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// sourceNote says where a source without a web URL is.
+func sourceNote(l *resolve.DeepLink) string {
+	src := ""
+	if l != nil {
+		src = l.Target.Source
+	}
+	scheme, _, _ := strings.Cut(src, ":")
+	switch strings.ToLower(scheme) {
+	case "file":
+		name := src
+		if u, err := url.Parse(src); err == nil {
+			name = path.Base(u.Path)
+		}
+		return "a file on the machine that ingested it (" + name + "), which a browser cannot open from here; the text below is its stored canonical text"
+	case "urn":
+		return "uploaded without a source URL; the text below is its stored canonical text"
+	}
+	return "no source URL was recorded; the text below is its stored canonical text"
+}
+
+// viewText downloads a version's whole canonical text, checked against its
+// hash, as a text file: the way to the original of a source a browser
+// cannot open. Access is as for the viewer's pages; what may not be served
+// gets the viewer's notice page.
+func (s *server) viewText(w http.ResponseWriter, r *http.Request, c *caller) error {
+	version := r.PathValue("version")
+	links, ok, err := s.viewAccess(w, r, c, textResource(version))
+	if !ok {
+		return err
+	}
+	end := 0
+	err = s.db.View(func(tx *store.Tx) error {
+		if v, err := tx.Version(version); err == nil {
+			end = v.TextLen
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	cited, err := resolve.RangeCited(s.db, version, 0, end, c.principal)
+	if err != nil {
+		return err
+	}
+	s.metrics.resolved(cited.Status)
+	if !cited.Served() {
+		page := &viewPage{Title: "Evidence: version " + version, links: links}
+		if err := fillPage(nil, page, cited, false); err != nil {
+			return err
+		}
+		return writeView(w, resolutionStatus(cited.Status), page)
+	}
+	name := path.Base(cited.DocumentID)
+	name = strings.TrimSuffix(name, path.Ext(name)) + ".txt"
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
+	h.Set("Content-Security-Policy", "default-src 'none'")
+	h.Set("Content-Length", strconv.Itoa(len(cited.Text)))
+	w.WriteHeader(http.StatusOK)
+	_, err = io.WriteString(w, cited.Text)
 	return err
 }

@@ -49,6 +49,21 @@ func TestViewerInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	handbook := e.chunkIDs("handbook.md")
+	// Short lines: a chunk of 1,000 code points is taller than the window,
+	// so centring it would put its first line above the viewport. Ingested
+	// from a local file: no URL a browser can open.
+	var ledger strings.Builder
+	for i := 1; ledger.Len() < 30000; i++ {
+		fmt.Fprintf(&ledger, "Entry %04d: EUR %d.\n", i, i*7)
+	}
+	ledgerPath := filepath.Join(dir, "ledger.txt")
+	if err := os.WriteFile(ledgerPath, []byte(ledger.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.Run(context.Background(), e.db, []string{ledgerPath}, ingest.Options{Chunk: ingest.ChunkOptions{Size: 1000, Overlap: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	ledgerChunks := e.chunkIDs("ledger.txt")
 	// Chunks end at page breaks; a range runs over one, from page 25 to 26.
 	var reportVersion string
 	var breakAt int
@@ -109,16 +124,28 @@ func TestViewerInChromium(t *testing.T) {
 		Status      string  `json:"status"`
 		BodyText    string  `json:"bodyText"`
 		SectionPath string  `json:"sectionPath"`
+		// The first line of the passage, and the bottom of the sticky header.
+		FirstTop     float64 `json:"firstTop"`
+		FirstBottom  float64 `json:"firstBottom"`
+		HeaderBottom float64 `json:"headerBottom"`
+		SourceNote   string  `json:"sourceNote"`
+		Download     bool    `json:"download"`
 	}
 	const probe = `(() => {
 		const m = document.getElementById("cited");
 		const s = document.getElementById("version-status");
 		const p = document.getElementById("section-path");
+		const h = document.querySelector("header");
+		const n = document.getElementById("source-note");
 		const out = {found: !!m, viewHeight: window.innerHeight, scrollY: window.scrollY,
-			status: s ? s.textContent : "", bodyText: document.body.innerText, sectionPath: p ? p.textContent : ""};
+			status: s ? s.textContent : "", bodyText: document.body.innerText, sectionPath: p ? p.textContent : "",
+			headerBottom: h ? h.getBoundingClientRect().bottom : 0, sourceNote: n ? n.textContent : "",
+			download: !!document.getElementById("download-text")};
 		if (m) {
 			const r = m.getBoundingClientRect();
 			out.text = m.textContent; out.top = r.top; out.bottom = r.bottom;
+			const first = m.getClientRects()[0];
+			if (first) { out.firstTop = first.top; out.firstBottom = first.bottom; }
 		}
 		return out;
 	})()`
@@ -152,6 +179,7 @@ func TestViewerInChromium(t *testing.T) {
 		return viewCase{name, "/view/" + id, func() (*resolve.Resolution, error) { return resolve.Chunk(e.db, id, "") }}
 	}
 	for _, tt := range []viewCase{
+		chunk("a chunk taller than the window", ledgerChunks[len(ledgerChunks)/2]),
 		chunk("far down a long document", handbook[len(handbook)*9/10]),
 		chunk("HTML section", faq[len(faq)-2]),
 		chunk("first chunk", handbook[0]),
@@ -184,11 +212,39 @@ func TestViewerInChromium(t *testing.T) {
 			if want.Start > 20000 && s.ScrollY == 0 {
 				t.Errorf("a passage %d code points down did not scroll the page", want.Start)
 			}
+			// Where the passage starts is seen: its first line below the
+			// sticky header and above the bottom of the window.
+			if s.FirstTop < s.HeaderBottom-0.5 || s.FirstBottom > s.ViewHeight || s.HeaderBottom <= 0 {
+				t.Errorf("the passage's first line at [%.0f, %.0f] is not between the header's bottom (%.0f) and the window's (%.0f)", s.FirstTop, s.FirstBottom, s.HeaderBottom, s.ViewHeight)
+			}
 			if s.Status != "current" || s.SectionPath != strings.Join(want.SectionPath, " › ") {
 				t.Errorf("header: status %q section %q, want current, %q", s.Status, s.SectionPath, strings.Join(want.SectionPath, " › "))
 			}
 		})
 	}
+	t.Run("local file", func(t *testing.T) {
+		s := load(t, "/view/"+ledgerChunks[0])
+		if !strings.Contains(s.SourceNote, "ledger.txt") || !s.Download || strings.Contains(s.BodyText, "file://") {
+			t.Errorf("a file:// source: note %q, download link %v", s.SourceNote, s.Download)
+		}
+	})
+	t.Run("signed link", func(t *testing.T) {
+		// No header: the signed link alone opens the analyst's view.
+		link := e.srv.links.link("/view/"+e.secret, nil, chunkResource(e.secret), "analyst@example.com")
+		s := load(t, link)
+		if !s.Found || !strings.Contains(s.Text, "BLUEHERON") || s.FirstTop < s.HeaderBottom-0.5 {
+			t.Errorf("signed link: mark %v %q, first line at %.0f under a header ending at %.0f", s.Found, s.Text, s.FirstTop, s.HeaderBottom)
+		}
+		s = load(t, strings.Replace(link, "principal=analyst", "principal=intern", 1))
+		if s.Found || !strings.Contains(s.BodyText, "does not verify") {
+			t.Errorf("tampered link: mark %v, text %q", s.Found, s.BodyText)
+		}
+		for _, w := range secretWords {
+			if strings.Contains(s.BodyText, w) {
+				t.Errorf("a tampered link's page shows %q", w)
+			}
+		}
+	})
 	t.Run("forbidden", func(t *testing.T) {
 		s := load(t, "/view/"+e.secret)
 		if s.Found || !strings.Contains(s.BodyText, "may not read") {

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Viewer links open in a browser, which sends no Authorization header:
+// a link the server hands out carries its own proof. It names the
+// principal it was issued for and an expiry, and an HMAC-SHA256 over what
+// it shows, that principal and the expiry, under a key only the server
+// holds. Whoever opens it sees exactly what that principal may see, until
+// it expires; a changed character, a later expiry, another principal or
+// another key fails the check.
+
+// Query parameters of a signed viewer link.
+const (
+	linkPrincipal = "principal"
+	linkExpires   = "expires" // Unix seconds
+	linkSig       = "sig"     // base64url HMAC-SHA256, unpadded
+)
+
+// viewerKeyBytes is the size of a generated viewer key.
+const viewerKeyBytes = 32
+
+// defaultViewerTTL is how long a viewer link stays valid.
+const defaultViewerTTL = 15 * time.Minute
+
+// Why a signed link was refused.
+var (
+	errLinkExpired   = errors.New("the link has expired")
+	errLinkSignature = errors.New("the link's signature does not verify")
+	errLinkMalformed = errors.New("the link is incomplete")
+)
+
+// linkSigner signs and checks viewer links.
+type linkSigner struct {
+	key  []byte
+	ttl  time.Duration
+	base string // public base URL without a trailing slash; "" gives relative links
+	now  func() time.Time
+}
+
+func newLinkSigner(key []byte, ttl time.Duration, base string) *linkSigner {
+	if ttl <= 0 {
+		ttl = defaultViewerTTL
+	}
+	return &linkSigner{key: key, ttl: ttl, base: strings.TrimSuffix(base, "/"), now: time.Now}
+}
+
+// ephemeralSigner signs with a random key of its own: its links stop
+// working when the server stops.
+func ephemeralSigner(ttl time.Duration, base string) (*linkSigner, error) {
+	key := make([]byte, viewerKeyBytes)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	return newLinkSigner(key, ttl, base), nil
+}
+
+// mac is the signature of a resource for a principal until expires. Each
+// field is length-prefixed, so no two field lists sign the same bytes.
+func (s *linkSigner) mac(resource, principal string, expires int64) []byte {
+	h := hmac.New(sha256.New, s.key)
+	exp := strconv.FormatInt(expires, 10)
+	for _, f := range []string{"evidence-viewer/1", resource, principal, exp} {
+		fmt.Fprintf(h, "%d:%s;", len(f), f)
+	}
+	return h.Sum(nil)
+}
+
+// link returns path with a signature for resource and principal, valid for
+// the signer's TTL, absolute when the public base is known.
+func (s *linkSigner) link(path string, q url.Values, resource, principal string) string {
+	return s.base + s.signedPath(path, q, resource, principal, s.now().Add(s.ttl).Unix())
+}
+
+// signedPath is path with the query of a link signed for resource and
+// principal until expires (Unix seconds); the links a signed page holds
+// expire with the page's own.
+func (s *linkSigner) signedPath(path string, q url.Values, resource, principal string, expires int64) string {
+	if q == nil {
+		q = url.Values{}
+	}
+	q.Set(linkPrincipal, principal)
+	q.Set(linkExpires, strconv.FormatInt(expires, 10))
+	q.Set(linkSig, base64.RawURLEncoding.EncodeToString(s.mac(resource, principal, expires)))
+	return path + "?" + q.Encode()
+}
+
+// check verifies a signed link's parameters for resource and returns the
+// principal it was issued for and its expiry. The signature is compared in
+// constant time, and before the expiry, so that an altered expiry reads
+// as what it is.
+func (s *linkSigner) check(resource string, q url.Values) (principal string, expires int64, err error) {
+	if len(q[linkPrincipal]) != 1 || len(q[linkExpires]) != 1 || len(q[linkSig]) != 1 {
+		return "", 0, errLinkMalformed
+	}
+	principal = q.Get(linkPrincipal)
+	expires, err = strconv.ParseInt(q.Get(linkExpires), 10, 64)
+	if err != nil {
+		return "", 0, errLinkMalformed
+	}
+	sig, err := base64.RawURLEncoding.DecodeString(q.Get(linkSig))
+	if err != nil || !hmac.Equal(sig, s.mac(resource, principal, expires)) {
+		return "", 0, errLinkSignature
+	}
+	if s.now().Unix() >= expires {
+		return "", expires, errLinkExpired
+	}
+	return principal, expires, nil
+}
+
+// Signed resources: what a link shows.
+func chunkResource(id string) string { return "chunk " + id }
+func rangeResource(version string, start, end int) string {
+	return fmt.Sprintf("range %s %d %d", version, start, end)
+}
+func versionResource(version string) string { return "version " + version }
+func textResource(version string) string    { return "text " + version }
+
+// loadViewerKey reads the viewer key of --viewer-key: 64 hex digits (32
+// bytes) on one line. A file that does not exist is created, readable by
+// its owner only, with a new random key. It returns a warning when the
+// file is readable by others: whoever reads the key can forge links.
+func loadViewerKey(path string) (key []byte, warning string, err error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		key = make([]byte, viewerKeyBytes)
+		if _, err := rand.Read(key); err != nil {
+			return nil, "", err
+		}
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err != nil {
+			return nil, "", fmt.Errorf("--viewer-key: creating %s: %w", path, err)
+		}
+		_, err = fmt.Fprintln(f, hex.EncodeToString(key))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, "", fmt.Errorf("--viewer-key: writing %s: %w", path, err)
+		}
+		return key, "", nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("--viewer-key: %w", err)
+	}
+	s := strings.TrimSpace(string(b))
+	key, err = hex.DecodeString(s)
+	if err != nil || len(key) < 16 {
+		return nil, "", fmt.Errorf("--viewer-key %s: want a key of at least 32 hex digits (16 bytes) on one line; delete the file to have a new 32-byte key made", path)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		warning = fmt.Sprintf("--viewer-key %s is readable by others (mode %v): whoever reads it can make viewer links for any principal; chmod 600 it", path, fi.Mode().Perm())
+	}
+	return key, warning, nil
+}
