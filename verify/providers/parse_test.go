@@ -39,7 +39,7 @@ func briefs(a *Answer) []brief {
 	for _, c := range a.Claims {
 		b := brief{Item: c.Item, Text: c.Text}
 		for _, ci := range c.Citations {
-			b.Cits = append(b.Cits, citBrief{ci.Item, ci.Keys, ci.Quote, ci.Range, ci.Pages})
+			b.Cits = append(b.Cits, citBrief(ci))
 		}
 		out = append(out, b)
 	}
