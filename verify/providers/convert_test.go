@@ -64,7 +64,9 @@ func convert(t testing.TB, db *store.DB, f Format, file string, unit Unit, m Map
 // checkEvidence holds every evidence item to what the conversion promises:
 // its chunk is retrieved and servable, its offsets lie in the chunk, and a
 // quote given with offsets is the stored text there.
-func checkEvidence(t *testing.T, db *store.DB, req *verify.Request) { checkEvidenceOf(t, db, req, true) }
+func checkEvidence(t *testing.T, db *store.DB, req *verify.Request) {
+	checkEvidenceOf(t, db, req, true)
+}
 
 // checkEvidenceOf is checkEvidence; without exact, a quote may differ
 // from the text at its offsets (a provider's range that does not hold its
