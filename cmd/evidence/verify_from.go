@@ -61,8 +61,9 @@ func (pf *providerFlags) input(in io.Reader, name, principal string, principalSe
 	if err != nil {
 		return nil, usageError{err}
 	}
-	if !json.Valid(resp) {
-		return nil, usagef("%s: %s: malformed JSON", name, f)
+	var v any
+	if err := json.Unmarshal(resp, &v); err != nil {
+		return nil, usagef("%s: %s: malformed JSON: %v", name, f, err)
 	}
 	p := &providerInput{format: f, env: providers.Envelope{Response: resp, Map: m, OffsetUnit: u, RequestID: pf.requestID}}
 	if principalSet {

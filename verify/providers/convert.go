@@ -28,8 +28,8 @@ type Options struct {
 // Convert builds the verifier's request for an answer: one claim per cited
 // part (claim_id is the part's place in the provider's JSON), its
 // citations' evidence in the chunks of the mapped versions that hold what
-// each cites, every chunk of the mapped versions as retrieved, and the
-// answer's text for the coverage check. It reads the store in one
+// each cites, as retrieved every chunk of the mapped documents' versions
+// and the mapped chunks, and the answer's text for the coverage check. It reads the store in one
 // transaction and writes nothing. Errors in the input are *InputError;
 // other errors come from the store.
 func Convert(db Viewer, a *Answer, m Map, opts Options) (*verify.Request, error) {
@@ -51,6 +51,10 @@ func Convert(db Viewer, a *Answer, m Map, opts Options) (*verify.Request, error)
 			s, err := c.source(k)
 			if err != nil {
 				return err
+			}
+			if s.id != "" {
+				retrieve(s.id) // the provider was given that chunk only
+				continue
 			}
 			if s.ver.listed {
 				continue

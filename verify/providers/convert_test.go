@@ -533,3 +533,73 @@ func TestCover(t *testing.T) {
 		t.Error("no chunks: want nothing")
 	}
 }
+
+// TestConvertVersionsAndChunks: a map entry means the document's current
+// version unless it names one; one naming a chunk counts the provider's
+// offsets into that chunk's text.
+func TestConvertVersionsAndChunks(t *testing.T) {
+	db := newStore(t, 60, 6)
+	old := strings.SplitN(chunkHolding(t, db, "policy.txt", "Meals"), "-", 2)[0]
+	// A new version of the policy: the hotel cap changed.
+	changed := strings.Replace(string(readFixture(t, "docs/policy.txt")), "CHF 240", "CHF 260", 1)
+	p := filepath.Join(t.TempDir(), "policy.txt")
+	if err := os.WriteFile(p, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := ingest.Run(context.Background(), db, []string{p}, ingest.Options{ID: "policy.txt", Chunk: ingest.ChunkOptions{Size: 60, Overlap: 6}}); err != nil || sum.Failed > 0 {
+		t.Fatalf("ingest: %v %+v", err, sum)
+	}
+	current := strings.SplitN(chunkHolding(t, db, "policy.txt", "Meals"), "-", 2)[0]
+	if current == old {
+		t.Fatal("no new version")
+	}
+	versionOf := func(req *verify.Request) map[string]bool {
+		vs := map[string]bool{}
+		for _, c := range req.Claims {
+			for _, e := range c.Evidence {
+				vs[strings.SplitN(e.ChunkID, "-", 2)[0]] = true
+			}
+		}
+		return vs
+	}
+	for _, tt := range []struct{ m, want string }{
+		{`{"0": {"document_id": "policy.txt"}}`, current},
+		{`{"0": {"document_id": "policy.txt", "document_version": "` + old + `"}}`, old},
+	} {
+		req, err := convert(t, db, Anthropic, "anthropic-char.json", "", mapOf(t, tt.m), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEvidence(t, db, req)
+		if vs := versionOf(req); len(vs) != 1 || !vs[tt.want] {
+			t.Errorf("%s: evidence in versions %v, want %s only", tt.m, vs, tt.want)
+		}
+	}
+
+	// The provider was given one chunk's text: offsets count into it.
+	id := chunkHolding(t, db, "policy.txt", "Hotels in Zürich")
+	r, err := resolve.Chunk(db, id, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cited := "capped at CHF 260"
+	i := strings.Index(r.Text, cited)
+	if i < 0 {
+		t.Fatalf("chunk %s: %q lacks %q", id, r.Text, cited)
+	}
+	start := len([]rune(r.Text[:i]))
+	a := &Answer{Format: Anthropic, Claims: []Claim{{Item: "content[0]", Text: "Hotels in Zürich are capped at CHF 260 per night",
+		Citations: []Citation{{Item: "content[0].citations[0]", Keys: []string{"3"}, Quote: cited, Range: &Range{start, start + len([]rune(cited)), CodePoint}}}}}}
+	req, err := Convert(db, a, mapOf(t, `{"3": {"chunk_id": "`+id+`"}}`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkEvidence(t, db, req)
+	e := req.Claims[0].Evidence
+	if len(e) != 1 || e[0].ChunkID != id || *e[0].SourceStart != r.Start+start || e[0].Quote != cited {
+		t.Errorf("chunk entry: got %+v, want chunk %s at %d", e, id, r.Start+start)
+	}
+	if len(req.Retrieved) != 1 || req.Retrieved[0] != id {
+		t.Errorf("chunk entry: retrieved %v, want only the chunk", req.Retrieved)
+	}
+}
