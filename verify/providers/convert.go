@@ -380,10 +380,12 @@ func plural(n int) string {
 	return "s"
 }
 
-// piece is the part [start, end) of a cited span that one chunk holds.
+// piece is the part [start, end) of a cited span that one chunk holds,
+// or, for a gap, that no chunk holds and ch is nearest to.
 type piece struct {
 	ch         *store.Chunk
 	start, end int // code points of the canonical text
+	gap        bool
 }
 
 // pieces makes the evidence for the cited span [cs, ce): one item per
@@ -392,7 +394,7 @@ type piece struct {
 // chunk's part of the span is found in it. Offsets are given where the
 // provider gave them or the quote is exactly there.
 func (c *converter) pieces(ver *version, s *source, cs, ce int, quote string, exact, offsets bool) []verify.Evidence {
-	ps := []piece{{s.chunk, cs, ce}}
+	ps := []piece{{s.chunk, cs, ce, false}}
 	if s.chunk == nil {
 		ps = cover(ver.chunks, cs, ce)
 	}
@@ -400,7 +402,7 @@ func (c *converter) pieces(ver *version, s *source, cs, ce int, quote string, ex
 	for i, p := range ps {
 		part, _ := ver.txt.Slice(p.start, p.end)
 		if len(ps) > 1 && strings.TrimSpace(string(part)) == "" && !(i == len(ps)-1 && len(out) == 0) {
-			continue // a chunk that holds only the white space between two others
+			continue // only the white space between two chunks, or two paragraphs
 		}
 		e := verify.Evidence{ChunkID: p.ch.ID()}
 		switch {
@@ -415,7 +417,9 @@ func (c *converter) pieces(ver *version, s *source, cs, ce int, quote string, ex
 				e.Quote = quote[bs:be]
 			}
 		}
-		if offsets {
+		if offsets && !p.gap {
+			// A gap's part goes without: the verifier looks for it in the
+			// chunk, does not find it, and removes the claim.
 			start, end := p.start, p.end
 			e.SourceStart, e.SourceEnd = &start, &end
 		}
@@ -428,15 +432,15 @@ func (c *converter) pieces(ver *version, s *source, cs, ce int, quote string, ex
 // it all when there is one (chunks overlap), else, from left to right, the
 // servable chunk reaching furthest, a quarantined one where no servable
 // chunk holds a part (the verifier blocks it), and the nearest chunk for a
-// part no chunk holds (the verifier answers offsets_outside_chunk). It is
-// empty only for a version without chunks.
+// part no chunk holds (a gap). It is empty only for a version without
+// chunks.
 func cover(chunks []*store.Chunk, cs, ce int) []piece {
 	if len(chunks) == 0 {
 		return nil
 	}
 	for _, ch := range chunks {
 		if ch.Quarantine == nil && ch.Start <= cs && ce <= ch.End {
-			return []piece{{ch, cs, ce}}
+			return []piece{{ch, cs, ce, false}}
 		}
 	}
 	furthest := func(pos int, servable bool) *store.Chunk {
@@ -456,7 +460,7 @@ func cover(chunks []*store.Chunk, cs, ce int) []piece {
 		}
 		if ch != nil {
 			end := min(ce, ch.End)
-			out = append(out, piece{ch, pos, end})
+			out = append(out, piece{ch, pos, end, false})
 			pos = end
 			continue
 		}
@@ -481,7 +485,7 @@ func cover(chunks []*store.Chunk, cs, ce int) []piece {
 		if near == nil {
 			near = chunks[0]
 		}
-		out = append(out, piece{near, pos, next})
+		out = append(out, piece{near, pos, next, true})
 		pos = next
 	}
 	return out

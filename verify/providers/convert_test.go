@@ -508,22 +508,23 @@ func TestCover(t *testing.T) {
 	type got struct {
 		Ord        uint32
 		Start, End int
+		Gap        bool
 	}
 	for _, tt := range []struct {
 		cs, ce int
 		want   []got
 	}{
-		{2, 9, []got{{0, 2, 9}}},                               // one chunk holds it
-		{8, 10, []got{{0, 8, 10}}},                             // the overlap: the first chunk
-		{5, 15, []got{{0, 5, 10}, {1, 10, 15}}},                // two chunks
-		{15, 25, []got{{1, 15, 20}, {2, 20, 25}}},              // a part only a quarantined chunk holds
-		{25, 45, []got{{2, 25, 30}, {2, 30, 40}, {3, 40, 45}}}, // a gap, cited on the chunk before it
-		{32, 45, []got{{2, 32, 40}, {3, 40, 45}}},              // a gap at the start: the chunk before it
-		{52, 55, []got{{3, 52, 55}}},                           // past every chunk: the last one
+		{2, 9, []got{{0, 2, 9, false}}},                                            // one chunk holds it
+		{8, 10, []got{{0, 8, 10, false}}},                                          // the overlap: the first chunk
+		{5, 15, []got{{0, 5, 10, false}, {1, 10, 15, false}}},                      // two chunks
+		{15, 25, []got{{1, 15, 20, false}, {2, 20, 25, false}}},                    // a part only a quarantined chunk holds
+		{25, 45, []got{{2, 25, 30, false}, {2, 30, 40, true}, {3, 40, 45, false}}}, // a gap, cited on the chunk before it
+		{32, 45, []got{{2, 32, 40, true}, {3, 40, 45, false}}},                     // a gap at the start: the chunk before it
+		{52, 55, []got{{3, 52, 55, true}}},                                         // past every chunk: the last one
 	} {
 		var out []got
 		for _, p := range cover(chunks, tt.cs, tt.ce) {
-			out = append(out, got{p.ch.Ordinal, p.start, p.end})
+			out = append(out, got{p.ch.Ordinal, p.start, p.end, p.gap})
 		}
 		if diff := cmp.Diff(tt.want, out); diff != "" {
 			t.Errorf("[%d, %d) (-want +got):\n%s", tt.cs, tt.ce, diff)
@@ -602,4 +603,28 @@ func TestConvertVersionsAndChunks(t *testing.T) {
 	if len(req.Retrieved) != 1 || req.Retrieved[0] != id {
 		t.Errorf("chunk entry: retrieved %v, want only the chunk", req.Retrieved)
 	}
+}
+
+// TestConvertAcrossParagraphs: a cited range over a paragraph break, in
+// chunks the chunker cut at it, is evidence in both chunks; the break no
+// chunk holds is left out, and the claim is not blocked.
+func TestConvertAcrossParagraphs(t *testing.T) {
+	db := newStore(t, 40, 0)
+	policy := string(readFixture(t, "docs/policy.txt"))
+	cited := "of the end of the trip.\n2. 出張報告は14日以内"
+	r := cpRange(t, policy, cited, CodePoint)
+	a := &Answer{Format: Anthropic, Claims: []Claim{{Item: "content[0]", Text: "Expense reports are due 14 days after the end of the trip.",
+		Citations: []Citation{{Item: "content[0].citations[0]", Keys: []string{"0"}, Quote: cited, Range: r}}}}}
+	req, err := Convert(db, a, mapOf(t, `{"0": {"document_id": "policy.txt"}}`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkEvidence(t, db, req)
+	if n := len(req.Claims[0].Evidence); n < 2 {
+		t.Errorf("got %d evidence items, want the range split", n)
+	}
+	if got := strings.Join(strings.Fields(quotesSep(req, " ")[0]), " "); got != strings.Join(strings.Fields(cited), " ") {
+		t.Errorf("quotes %q, want %q", got, cited)
+	}
+	notBlocked(t, db, req)
 }
