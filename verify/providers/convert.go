@@ -202,7 +202,7 @@ func (c *converter) source(k string) (*source, error) {
 		c.versions[versionID] = ver
 	}
 	if e.DocumentID != "" && ver.v.DocumentID != e.DocumentID {
-		return nil, bad("version %s is of document %q, not %q", versionID, ver.v.DocumentID, e.DocumentID)
+		return nil, bad("version %s is not of document %q", versionID, e.DocumentID) // naming its own could tell an outsider
 	}
 	s.ver = ver
 	if s.id != "" && ver.v.Status != store.StatusDeleted {

@@ -469,7 +469,7 @@ func TestConvertBadMap(t *testing.T) {
 		{`{"0": {"document_id": "nope.txt"}}`, `map "0": no document "nope.txt" in the store`},
 		{`{"0": {"document_id": "policy.txt", "document_version": "` + version + `"}}`, `map "0": no version ` + version + ` in the store`},
 		{`{"0": {"chunk_id": "` + version + `-3"}}`, `map "0": no version ` + version},
-		{`{"0": {"document_id": "policy.txt", "chunk_id": "` + chunkHolding(t, db, "handbook.txt", "Remote") + `"}}`, `is of document "handbook.txt", not "policy.txt"`},
+		{`{"0": {"document_id": "policy.txt", "chunk_id": "` + chunkHolding(t, db, "handbook.txt", "Remote") + `"}}`, `is not of document "policy.txt"`},
 	} {
 		m, err := ParseMap([]byte(tt.m))
 		if err == nil {
