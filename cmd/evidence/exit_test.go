@@ -134,6 +134,7 @@ func TestExitCodes(t *testing.T) {
 		{"verify", []string{accepted}, exitOK},
 		{"verify", []string{abstains}, exitPartial},
 		{"verify", []string{filepath.Join(dir, "missing.json")}, exitUsage},
+		{"verify", []string{"--from", "anthropic", accepted, "--map", write("map.json", `{"0": {"document_id": "expense-policy.md"}}`)}, exitUsage}, // no answer
 		{"trace show", []string{trace[1]}, exitOK},
 		{"trace show", []string{"no-such-trace"}, exitNotFound},
 		{"review sample", []string{"--n", "5"}, exitOK},

@@ -599,9 +599,14 @@ func (s *server) postVerify(w http.ResponseWriter, r *http.Request, c *caller) e
 	if err != nil {
 		return err
 	}
-	req, err := verify.DecodeRequest(b)
+	var req *verify.Request
+	if from := r.URL.Query().Get("from"); from != "" {
+		req, err = s.providerRequest(from, b, c) // a provider's cited answer (serve_providers.go)
+	} else if req, err = verify.DecodeRequest(b); err != nil {
+		err = errorf(http.StatusBadRequest, "bad_request", "%v", err)
+	}
 	if err != nil {
-		return errorf(http.StatusBadRequest, "bad_request", "%v", err)
+		return err
 	}
 	if req.Principal, err = c.bodyPrincipal(req.Principal); err != nil {
 		return errorf(http.StatusForbidden, "forbidden", "%v", err)
