@@ -17,6 +17,9 @@ type Envelope struct {
 	OffsetUnit Unit            `json:"offset_unit,omitempty"`
 	RequestID  string          `json:"request_id,omitempty"`
 	Principal  string          `json:"principal,omitempty"`
+	// Metadata is the caller's own object, as on a verification request:
+	// kept in the trace and echoed in the report.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
 // DecodeEnvelope reads an envelope strictly: unknown fields are refused,
@@ -29,7 +32,7 @@ func DecodeEnvelope(b []byte) (*Envelope, error) {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&e); err != nil {
-		return nil, &InputError{Reason: fmt.Sprintf("want {response, map, offset_unit, request_id, principal}: %v", err)}
+		return nil, &InputError{Reason: fmt.Sprintf("want {response, map, offset_unit, request_id, principal, metadata}: %v", err)}
 	}
 	if d.More() {
 		return nil, &InputError{Reason: "data after the request object"}
@@ -42,6 +45,9 @@ func DecodeEnvelope(b []byte) (*Envelope, error) {
 	}
 	if _, err := ParseUnit(string(e.OffsetUnit)); err != nil {
 		return nil, err
+	}
+	if err := verify.CheckMetadata(e.Metadata); err != nil {
+		return nil, &InputError{Item: "metadata", Reason: err.Error()}
 	}
 	return &e, nil
 }
@@ -57,5 +63,10 @@ func (e *Envelope) Request(db Viewer, f Format) (*verify.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Convert(db, a, m, Options{RequestID: e.RequestID, Principal: e.Principal})
+	req, err := Convert(db, a, m, Options{RequestID: e.RequestID, Principal: e.Principal})
+	if err != nil {
+		return nil, err
+	}
+	req.Metadata = e.Metadata
+	return req, nil
 }
