@@ -94,8 +94,10 @@ type OutlineEntry struct {
 
 // Doc describes an extracted document.
 type Doc struct {
-	// Pages is the number of physical pages (page objects found in the
-	// page tree, never /Count alone).
+	// Pages is the number of physical pages, as viewers number them: the
+	// page objects of the tree, bounded by /Count (see pages.go); /Count
+	// alone never adds a page, except to a tree with a cycle or a damaged
+	// kid, where the added pages are empty, flagged and last.
 	Pages int
 	// Outline is the document outline in reading order, nil when none.
 	Outline []OutlineEntry
@@ -133,17 +135,26 @@ func Extract(src []byte, lim Limits, page func(Page) error) (doc *Doc, err error
 	for _, rewriteAll := range []bool{false, true} {
 		d, err = openDocSafe(src, lim, rewriteAll)
 		if err == nil {
+			var werr error
 			if perr := protect(func() {
 				root = d.r.Trailer().Key("Root")
-				pages = walkPages(root, lim.MaxPages)
-				if len(pages) == 0 {
+				nobj := 0 // objects in use: a true /Count cannot exceed it
+				for _, e := range d.table.entries {
+					if e.typ != 0 {
+						nobj++
+					}
+				}
+				pages, werr = walkPages(root, lim.MaxPages, nobj)
+				if len(pages) == 0 && werr == nil {
 					// The rewrite's tree of all page objects.
 					if fb := d.r.Trailer().Key(fallbackRootKey); fb.Kind() == lpdf.Dict {
-						pages = walkPages(fb, lim.MaxPages)
+						pages, werr = walkPages(fb, lim.MaxPages, nobj)
 					}
 				}
 			}); perr != nil {
 				err = newError(ReasonMalformed, perr)
+			} else if werr != nil {
+				err = werr
 			} else if len(pages) == 0 {
 				err = newError(ReasonMalformed, ErrNoPages)
 			}
@@ -221,6 +232,10 @@ func protect(f func()) (err error) {
 // page extracts one page. A failure is recorded in Page.Err.
 func (x *extractor) page(pr pageRef, num int) (p Page) {
 	p.Number = num
+	if pr.err != "" {
+		p.Err = pr.err
+		return p
+	}
 	lay := &layout{maxBytes: x.lim.MaxTextBytes + 1}
 	in := newInterp(x, lay)
 	var streamErr error
