@@ -265,3 +265,174 @@ func TestPageTreeSharedLimit(t *testing.T) {
 		t.Fatalf("MaxPages 2: got %v, want too many pages", err)
 	}
 }
+
+// fuzzTree decodes fuzz bytes into a page tree for treePDF: object 2 is
+// the root, objects 2..n+1 are pages or /Pages nodes whose kids are any of
+// them or a missing object (900). See FuzzPageTree.
+type fuzzNode struct {
+	page    bool
+	untyped bool
+	kids    []int
+	count   int64 // -1: no /Count
+}
+
+func fuzzTree(b []byte) map[int]fuzzNode {
+	at := 0
+	next := func() int {
+		if at >= len(b) {
+			return 0
+		}
+		at++
+		return int(b[at-1])
+	}
+	n := 1 + next()%8
+	nodes := map[int]fuzzNode{}
+	for k := 0; k < n; k++ {
+		h := next()
+		nd := fuzzNode{page: h&1 == 1, untyped: h&0x40 != 0, count: -1}
+		if !nd.page {
+			if c := next() % (2*n + 3); c > 0 {
+				nd.count = int64(c - 1)
+			}
+			for m := (h >> 1) % 5; m > 0; m-- {
+				kid := next() % (n + 1)
+				if kid == n {
+					nd.kids = append(nd.kids, 900)
+				} else {
+					nd.kids = append(nd.kids, 2+kid)
+				}
+			}
+		}
+		nodes[2+k] = nd
+	}
+	return nodes
+}
+
+func (nd fuzzNode) body(num int) string {
+	if nd.page {
+		if nd.untyped {
+			return fmt.Sprintf("UPAGE(P%d)", num)
+		}
+		return fmt.Sprintf("PAGE(P%d)", num)
+	}
+	var b strings.Builder
+	b.WriteString("<< ")
+	if !nd.untyped {
+		b.WriteString("/Type /Pages ")
+	}
+	b.WriteString("/Kids [")
+	for _, k := range nd.kids {
+		fmt.Fprintf(&b, "%d 0 R ", k)
+	}
+	b.WriteString("]")
+	if nd.count >= 0 {
+		fmt.Fprintf(&b, " /Count %d", nd.count)
+	}
+	b.WriteString(" >>")
+	return b.String()
+}
+
+// modelPages states the rules of pages.go over the decoded tree, by
+// recursion rather than the walk's explicit stack. It returns the page
+// texts ("MISSING" for a page rule 5 added), or tooLarge.
+func modelPages(nodes map[int]fuzzNode, limit, numObjects int) (pages []string, tooLarge bool) {
+	root := nodes[2]
+	count := max(root.count, 0)
+	if root.page {
+		return []string{"P2"}, false
+	}
+	stopAt := limit
+	if count >= 1 && count < int64(limit) {
+		stopAt = int(count)
+	}
+	budget := treeVisitsPerPage*(limit+1) + treeVisitsExtra
+	visits, dropped := 0, 0
+	var seq []string
+	path := map[int]bool{2: true}
+	var visit func(k int) bool
+	visit = func(k int) bool {
+		for _, kid := range nodes[k].kids {
+			if len(seq) > stopAt {
+				return true
+			}
+			if visits++; visits > budget {
+				return false
+			}
+			nd, ok := nodes[kid]
+			switch {
+			case !ok || path[kid]:
+				dropped++
+			case nd.page:
+				seq = append(seq, fmt.Sprintf("P%d", kid))
+			default:
+				path[kid] = true
+				if !visit(kid) {
+					return false
+				}
+				delete(path, kid)
+			}
+		}
+		return true
+	}
+	if !visit(2) {
+		return nil, true
+	}
+	if n := int64(len(seq)); count >= 1 && n > count {
+		seq = seq[:count]
+	} else if n > 0 && dropped > 0 && count > n && count <= int64(numObjects) {
+		for int64(len(seq)) < count && len(seq) <= limit {
+			seq = append(seq, "MISSING")
+		}
+	}
+	return seq, len(seq) > limit
+}
+
+// FuzzPageTree builds page trees of up to 8 nodes (cycles, shared kids,
+// missing kids, lying counts) and checks Extract's pages against
+// modelPages. Seeds in testdata/fuzz/FuzzPageTree; run with
+// go test ./ingest/pdf -run '^$' -fuzz FuzzPageTree.
+func FuzzPageTree(f *testing.F) {
+	// The Pages-tree-refs shape: root [page, 3], 3 → 4 → 5 → 3, /Count 2.
+	f.Add([]byte{4, 4, 3, 4, 1, 2, 2, 2, 2, 2, 3, 2, 2, 1, 1})
+	f.Add([]byte{1, 4, 3, 1, 1, 1}) // a page listed twice, /Count 2
+	// Seven nodes each listing the next four times: 4^7 pages.
+	f.Add([]byte{7, 8, 0, 1, 1, 1, 1, 8, 0, 2, 2, 2, 2, 8, 0, 3, 3, 3, 3, 8, 0, 4, 4, 4, 4, 8, 0, 5, 5, 5, 5, 8, 0, 6, 6, 6, 6, 8, 0, 7, 7, 7, 7, 1})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		nodes := fuzzTree(b)
+		objs := map[int]string{}
+		nobj := 2 // the catalog and the font
+		for k, nd := range nodes {
+			objs[k] = nd.body(k)
+			nobj++
+			if nd.page {
+				nobj++ // its content stream
+			}
+		}
+		const limit = 64
+		want, tooLarge := modelPages(nodes, limit, nobj)
+		_, pages, doc, err := extractText(treePDF(objs), Limits{MaxPages: limit})
+		if tooLarge {
+			if !errors.Is(err, ErrTooManyPages) {
+				t.Fatalf("model: too large; got %d pages, err %v", len(pages), err)
+			}
+			return
+		}
+		if len(want) == 0 {
+			return // Extract falls back to every page object of the file
+		}
+		if err != nil {
+			t.Fatalf("want %q, got error %v", want, err)
+		}
+		var got []string
+		for _, p := range pages {
+			if p.Err == errMissingPage {
+				got = append(got, "MISSING")
+			} else {
+				got = append(got, strings.TrimSpace(p.Text))
+			}
+		}
+		if !slices.Equal(got, want) || doc.Pages != len(want) {
+			t.Fatalf("tree %v: got %q (Doc.Pages %d), want %q", nodes, got, doc.Pages, want)
+		}
+	})
+}
