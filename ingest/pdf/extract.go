@@ -23,6 +23,11 @@ type Limits struct {
 	// MaxOps caps the content-stream operators interpreted per page,
 	// including those of the forms it draws; default 5,000,000.
 	MaxOps int
+	// Password, when not empty, is tried as the user and then as the
+	// owner password of an encrypted file that the empty user password
+	// does not open. (Not a limit; it sits here to keep Extract's
+	// signature.)
+	Password string
 }
 
 // Defaults of Limits.
@@ -102,7 +107,7 @@ type Doc struct {
 	// Outline is the document outline in reading order, nil when none.
 	Outline []OutlineEntry
 	// Encrypted reports that the file was encrypted (and opened with the
-	// empty user password).
+	// empty user password or Limits.Password).
 	Encrypted bool
 	// Version is the version in the file header, e.g. "1.7" or "2.0".
 	Version string
