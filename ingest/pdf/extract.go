@@ -120,6 +120,7 @@ type extractor struct {
 	res           map[objID]*resources
 	fonts         map[resName]*font
 	forms         map[objID]*formInfo
+	fallback      *font
 	formCache     int
 	streamsRead   int
 	streamsFailed int
