@@ -637,7 +637,8 @@ func clip(s string, n int) string {
 // seen maps the source hash of each file stored in the batch to its
 // document id, for the warning that one file's bytes went under two ids.
 func write(db Store, in <-chan *prepared, report func(*Result), dryRun bool, seen map[store.ID]string) {
-	const maxGroup, maxGroupBytes = 32, 64 << 20
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
 	for p := range in {
 		if dryRun {
 			if p.version != nil {
@@ -648,6 +649,10 @@ func write(db Store, in <-chan *prepared, report func(*Result), dryRun bool, see
 		}
 		group := []*prepared{p}
 		size := groupBytes(p)
+		// Wait a little for more: a commit costs an fsync or two however
+		// much it holds, and the workers are still extracting. A batch that
+		// is done (the channel closed) commits at once.
+		timer.Reset(groupWait)
 	fill:
 		for len(group) < maxGroup && size < maxGroupBytes {
 			select {
@@ -657,13 +662,27 @@ func write(db Store, in <-chan *prepared, report func(*Result), dryRun bool, see
 				}
 				group = append(group, q)
 				size += groupBytes(q)
-			default:
+			case <-timer.C:
 				break fill
+			}
+		}
+		if !timer.Stop() {
+			select { // drain a fired timer, so the next Reset starts clean
+			case <-timer.C:
+			default:
 			}
 		}
 		commit(db, group, report, seen)
 	}
 }
+
+// A commit holds what arrives within groupWait of its first version, up to
+// maxGroup versions or maxGroupBytes of text, whichever comes first.
+const (
+	maxGroup      = 256
+	maxGroupBytes = 16 << 20
+	groupWait     = 25 * time.Millisecond
+)
 
 func groupBytes(p *prepared) int {
 	if p.version == nil {

@@ -12,8 +12,8 @@ import (
 // (a version superseded, an access list edited) has other bytes and is
 // decoded afresh, so the cache can never serve a stale value.
 type recordCache[T any] struct {
-	mu sync.RWMutex
-	m  map[string]cached[T]
+	mu       sync.RWMutex
+	cur, old map[string]cached[T]
 }
 
 type cached[T any] struct {
@@ -22,8 +22,12 @@ type cached[T any] struct {
 	val *T
 }
 
-// maxCached bounds each cache; when full it starts over, which is cheap and
-// keeps memory bounded without bookkeeping on the read path.
+// maxCached bounds each generation of a cache. When the current one is
+// full it becomes the old one and a new one starts: what was read in the
+// last generation is found in the old one and moved forward, so a working
+// set up to maxCached survives a store far larger than the cache, with no
+// bookkeeping on the read path (a cache that started over would drop the
+// hot records with the cold ones).
 const maxCached = 8192
 
 // get returns a copy of the decoded record for key whose stored bytes are raw.
@@ -43,7 +47,17 @@ func (c *recordCache[T]) getImmutable(key, raw []byte, decode func([]byte) (*T, 
 
 func (c *recordCache[T]) lookup(key, raw []byte, decode func([]byte) (*T, error), immutable bool) (*T, error) {
 	c.mu.RLock()
-	e, ok := c.m[string(key)]
+	e, ok := c.cur[string(key)]
+	if !ok {
+		e, ok = c.old[string(key)]
+		if ok {
+			c.mu.RUnlock()
+			c.mu.Lock()
+			c.putLocked(key, e)
+			c.mu.Unlock()
+			c.mu.RLock()
+		}
+	}
 	c.mu.RUnlock()
 	if ok && e.n == len(raw) && (immutable || bytes.Equal(e.raw, raw)) {
 		if immutable {
@@ -56,19 +70,25 @@ func (c *recordCache[T]) lookup(key, raw []byte, decode func([]byte) (*T, error)
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= maxCached {
-		c.m = make(map[string]cached[T])
-	}
 	e = cached[T]{n: len(raw), val: val}
 	if !immutable {
 		e.raw = bytes.Clone(raw)
 	}
-	c.m[string(key)] = e
+	c.mu.Lock()
+	c.putLocked(key, e)
 	c.mu.Unlock()
 	if immutable {
 		return val, nil
 	}
 	v := *val
 	return &v, nil
+}
+
+// putLocked stores e under key in the current generation, turning a full
+// one into the old one first.
+func (c *recordCache[T]) putLocked(key []byte, e cached[T]) {
+	if c.cur == nil || len(c.cur) >= maxCached {
+		c.old, c.cur = c.cur, make(map[string]cached[T], len(c.cur))
+	}
+	c.cur[string(key)] = e
 }

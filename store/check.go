@@ -64,6 +64,7 @@ func (db *DB) Check() (findings []Finding, err error) {
 		checkIndex(tx, bucketRepaired, "repair", func(c *Chunk) bool { return c.Repair != nil }, add)
 		checkReviews(t, add)
 		checkEvalRuns(t, add)
+		checkTraceSummaries(tx, add)
 		return nil
 	})
 	if errors.Is(err, ErrCorrupt) {
@@ -135,6 +136,21 @@ func checkVersion(t *Tx, v *Version, doc *Document, add func(Finding)) {
 	if n != v.Chunks || q != v.Quarantined || r != v.Repaired {
 		f("count", "%d chunks (%d quarantined, %d repaired) stored, header says %d (%d, %d)", n, q, r, v.Chunks, v.Quarantined, v.Repaired)
 	}
+}
+
+// checkTraceSummaries reports trace summaries that belong to no trace.
+func checkTraceSummaries(tx *bolt.Tx, add func(Finding)) {
+	b := tx.Bucket(bucketTraceSummaries)
+	if b == nil {
+		return
+	}
+	traces := tx.Bucket(bucketTraces)
+	_ = b.ForEach(func(k, _ []byte) error {
+		if traces.Get(k) == nil {
+			add(Finding{Kind: "trace_summary", Detail: fmt.Sprintf("summary of trace %q, which is not stored", k)})
+		}
+		return nil
+	})
 }
 
 // checkIndex reports index entries that name no chunk, or a chunk without

@@ -21,7 +21,7 @@ import (
 //	   Later, without a bump (see laterBuckets): judgments, reviews; the
 //	   sources index (source hash -> versions, sources.go); document
 //	   record version 3 (access list and source URL update times);
-//	   evalruns.
+//	   evalruns; trace summaries.
 const FormatVersion = 1
 
 // Bucket names.
@@ -45,6 +45,10 @@ var (
 	keyFormat = []byte("format")
 )
 
+// bucketTraceSummaries maps a trace id to a small summary of the trace,
+// opaque here (verify's), which trace listings read instead of the trace.
+var bucketTraceSummaries = []byte("trace_summaries")
+
 // laterBuckets were added to format 1 after stores of it were written, so
 // an existing file may lack them: a writable open creates them
 // (createLaterBuckets), a read-only one reads a missing one as empty.
@@ -54,6 +58,7 @@ var laterBuckets = [][]byte{
 	bucketReviews,
 	bucketSources,
 	bucketEvalRuns,
+	bucketTraceSummaries,
 }
 
 func seqKey(seq uint64) []byte {

@@ -308,6 +308,62 @@ func (t *Tx) ForEachTrace(from string, fn func(id, trace []byte) error) error {
 	return nil
 }
 
+// ForEachTraceSummary calls fn with every stored trace whose id is from or
+// after from, in id order, with its summary (nil when it was stored
+// without one, or before summaries were). Reading the summary leaves the
+// trace's pages alone until fn reads the trace. What ForEachTrace says of
+// the bytes and of fn's error holds.
+func (t *Tx) ForEachTraceSummary(from string, fn func(id, summary, trace []byte) error) error {
+	return t.traceSummaries(from, false, fn)
+}
+
+// ForEachTraceSummaryBefore is ForEachTraceSummary backwards: every trace
+// whose id is before before, newest (greatest id) first.
+func (t *Tx) ForEachTraceSummaryBefore(before string, fn func(id, summary, trace []byte) error) error {
+	return t.traceSummaries(before, true, fn)
+}
+
+// traceSummaries walks the traces and their summaries side by side, each
+// with its own cursor: one seek each, then steps.
+func (t *Tx) traceSummaries(bound string, backward bool, fn func(id, summary, trace []byte) error) error {
+	c := t.tx.Bucket(bucketTraces).Cursor()
+	var sc *bolt.Cursor
+	if b := t.tx.Bucket(bucketTraceSummaries); b != nil { // absent in a store opened read-only before it existed
+		sc = b.Cursor()
+	}
+	seek := func(c *bolt.Cursor) ([]byte, []byte) {
+		k, v := c.Seek([]byte(bound))
+		if !backward {
+			return k, v
+		}
+		if k == nil {
+			return c.Last()
+		}
+		return c.Prev()
+	}
+	step, ahead := (*bolt.Cursor).Next, func(a, b []byte) bool { return bytes.Compare(a, b) < 0 }
+	if backward {
+		step, ahead = (*bolt.Cursor).Prev, func(a, b []byte) bool { return bytes.Compare(a, b) > 0 }
+	}
+	var sk, sv []byte
+	if sc != nil {
+		sk, sv = seek(sc)
+	}
+	for k, v := seek(c); k != nil; k, v = step(c) {
+		for sk != nil && ahead(sk, k) { // a summary without its trace: skipped
+			sk, sv = step(sc)
+		}
+		var summary []byte
+		if sk != nil && bytes.Equal(sk, k) {
+			summary = sv
+		}
+		if err := fn(k, summary, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Sequence returns the store's version sequence: how many versions were
 // ever written. A trace records it as the store state it saw.
 func (t *Tx) Sequence() uint64 { return t.tx.Bucket(bucketVersions).Sequence() }

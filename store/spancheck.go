@@ -16,9 +16,12 @@ import (
 // storage systems detect damage with block checksums. The entry is keyed by
 // content, not place, so no write can make it stale. audit always hashes
 // with BLAKE3.
+//
+// Like recordCache it keeps two generations, so spans read lately survive
+// the turn of a full generation.
 type spanChecks struct {
-	mu sync.RWMutex
-	m  map[ID]spanSum
+	mu       sync.RWMutex
+	cur, old map[ID]spanSum
 }
 
 type spanSum struct {
@@ -26,7 +29,7 @@ type spanSum struct {
 	crc uint32
 }
 
-// maxSpanChecks bounds the memory: about 64 bytes an entry.
+// maxSpanChecks bounds a generation's memory: about 64 bytes an entry.
 const maxSpanChecks = 1 << 18
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -34,18 +37,35 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // passed reports whether b is the same as bytes that hashed to h before.
 func (s *spanChecks) passed(h ID, b []byte) bool {
 	s.mu.RLock()
-	sum, ok := s.m[h]
+	sum, ok := s.cur[h]
+	inOld := false
+	if !ok {
+		sum, ok = s.old[h]
+		inOld = ok
+	}
 	s.mu.RUnlock()
-	return ok && sum.n == len(b) && sum.crc == crc32.Checksum(b, castagnoli)
+	if !ok || sum.n != len(b) || sum.crc != crc32.Checksum(b, castagnoli) {
+		return false
+	}
+	if inOld {
+		s.mu.Lock()
+		s.putLocked(h, sum)
+		s.mu.Unlock()
+	}
+	return true
 }
 
 // add remembers bytes that hashed to h.
 func (s *spanChecks) add(h ID, b []byte) {
 	sum := spanSum{n: len(b), crc: crc32.Checksum(b, castagnoli)}
 	s.mu.Lock()
-	if s.m == nil || len(s.m) >= maxSpanChecks {
-		s.m = make(map[ID]spanSum)
-	}
-	s.m[h] = sum
+	s.putLocked(h, sum)
 	s.mu.Unlock()
+}
+
+func (s *spanChecks) putLocked(h ID, sum spanSum) {
+	if s.cur == nil || len(s.cur) >= maxSpanChecks {
+		s.old, s.cur = s.cur, make(map[ID]spanSum, len(s.cur))
+	}
+	s.cur[h] = sum
 }

@@ -483,11 +483,16 @@ func (db *DB) PutFailure(f *Failure) error {
 // Batch), so a server storing a trace per verification pays one fsync for
 // many of them.
 func (db *DB) PutTrace(id string, trace []byte) error {
+	return db.PutTraceRecord(TraceRecord{ID: id, Trace: trace})
+}
+
+// PutTraceRecord is PutTrace with the trace's summary.
+func (db *DB) PutTraceRecord(r TraceRecord) error {
 	if db.readOnly {
 		return fmt.Errorf("%w: %s", ErrReadOnly, db.path)
 	}
 	return guard(func() error {
-		return db.bolt.Batch(func(tx *bolt.Tx) error { return putTrace(tx, id, trace) })
+		return db.bolt.Batch(func(tx *bolt.Tx) error { return putTrace(tx, &r) })
 	})
 }
 
@@ -495,6 +500,10 @@ func (db *DB) PutTrace(id string, trace []byte) error {
 type TraceRecord struct {
 	ID    string
 	Trace []byte
+	// Summary, when set, is stored beside the trace: a few hundred bytes
+	// that scans of many traces read instead of it (ForEachTraceSummary).
+	// Its form is the caller's.
+	Summary []byte
 }
 
 // PutTraces stores traces in one transaction: one fsync for all, for a
@@ -502,8 +511,8 @@ type TraceRecord struct {
 // none.
 func (db *DB) PutTraces(traces []TraceRecord) error {
 	return db.update(func(tx *bolt.Tx) error {
-		for _, t := range traces {
-			if err := putTrace(tx, t.ID, t.Trace); err != nil {
+		for i := range traces {
+			if err := putTrace(tx, &traces[i]); err != nil {
 				return err
 			}
 		}
@@ -511,14 +520,22 @@ func (db *DB) PutTraces(traces []TraceRecord) error {
 	})
 }
 
-func putTrace(tx *bolt.Tx, id string, trace []byte) error {
+func putTrace(tx *bolt.Tx, r *TraceRecord) error {
 	b := tx.Bucket(bucketTraces)
 	b.FillPercent = 0.95 // ids grow with time: pages fill and are rarely split again
-	if old := b.Get([]byte(id)); old != nil {
-		if string(old) == string(trace) {
+	if old := b.Get([]byte(r.ID)); old != nil {
+		if string(old) == string(r.Trace) {
 			return nil // Batch may run a function twice
 		}
-		return fmt.Errorf("store: trace %s already exists", id)
+		return fmt.Errorf("store: trace %s already exists", r.ID)
 	}
-	return b.Put([]byte(id), trace)
+	if err := b.Put([]byte(r.ID), r.Trace); err != nil {
+		return err
+	}
+	if r.Summary == nil {
+		return nil
+	}
+	sb := tx.Bucket(bucketTraceSummaries)
+	sb.FillPercent = 0.95
+	return sb.Put([]byte(r.ID), r.Summary)
 }

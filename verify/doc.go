@@ -24,6 +24,12 @@
 // accepted spans; it can only downgrade the claim, and a judge that fails
 // sends it to review. It runs outside the store's read transaction.
 //
+// Stored traces are read back by ListTraces and TraceStatsOf, which count
+// failures by category (Category maps every reason code to one of
+// Categories, the one place that mapping lives), and ReplayTrace verifies a
+// trace's request again against the store as it is now and says what
+// changed (docs/traces.md).
+//
 // Verification reads only what ingest stored; the model never supplies a
 // URL, page or document identity. Check is read-only and fast; Answer
 // also stores the trace.

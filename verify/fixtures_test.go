@@ -162,40 +162,52 @@ func chunkRef(t testing.TB, db *store.DB, versions map[string][]string, ref stri
 	return id
 }
 
+// prepareFixture ingests a fixture's documents, turns its chunk refs into
+// chunk ids, applies delete_after and returns the store, the versions of
+// each document, the request and the policy.
+func prepareFixture(t *testing.T, fx *fixture) (*store.DB, map[string][]string, verify.Request, *verify.Policy) {
+	t.Helper()
+	db, versions := setup(t, fx)
+	req := fx.Request
+	req.Retrieved = slices.Clone(req.Retrieved)
+	req.Claims = slices.Clone(req.Claims)
+	for i := range req.Retrieved {
+		req.Retrieved[i] = chunkRef(t, db, versions, req.Retrieved[i])
+	}
+	for i := range req.Claims {
+		req.Claims[i].Evidence = slices.Clone(req.Claims[i].Evidence)
+		for j := range req.Claims[i].Evidence {
+			e := &req.Claims[i].Evidence[j]
+			e.ChunkID = chunkRef(t, db, versions, e.ChunkID)
+		}
+	}
+	for strings.Contains(req.Answer, "[@") {
+		i := strings.Index(req.Answer, "[@")
+		j := strings.IndexByte(req.Answer[i:], ']') + i
+		req.Answer = req.Answer[:i+1] + chunkRef(t, db, versions, req.Answer[i+1:j]) + req.Answer[j:]
+	}
+	if err := req.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range fx.DeleteAfter {
+		if _, err := db.Delete(id, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pol := verify.DefaultPolicy()
+	if len(fx.Policy) > 0 {
+		var err error
+		if pol, err = verify.ParsePolicy(fx.Policy); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db, versions, req, pol
+}
+
 func TestFixtures(t *testing.T) {
 	for _, fx := range loadFixtures(t) {
 		t.Run(fx.Name, func(t *testing.T) {
-			db, versions := setup(t, &fx)
-			req := fx.Request
-			for i := range req.Retrieved {
-				req.Retrieved[i] = chunkRef(t, db, versions, req.Retrieved[i])
-			}
-			for i := range req.Claims {
-				for j := range req.Claims[i].Evidence {
-					e := &req.Claims[i].Evidence[j]
-					e.ChunkID = chunkRef(t, db, versions, e.ChunkID)
-				}
-			}
-			for strings.Contains(req.Answer, "[@") {
-				i := strings.Index(req.Answer, "[@")
-				j := strings.IndexByte(req.Answer[i:], ']') + i
-				req.Answer = req.Answer[:i+1] + chunkRef(t, db, versions, req.Answer[i+1:j]) + req.Answer[j:]
-			}
-			if err := req.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			for _, id := range fx.DeleteAfter {
-				if _, err := db.Delete(id, ""); err != nil {
-					t.Fatal(err)
-				}
-			}
-			pol := verify.DefaultPolicy()
-			if len(fx.Policy) > 0 {
-				var err error
-				if pol, err = verify.ParsePolicy(fx.Policy); err != nil {
-					t.Fatal(err)
-				}
-			}
+			db, versions, req, pol := prepareFixture(t, &fx)
 			rep, err := verify.Check(context.Background(), db, &req, pol)
 			if err != nil {
 				t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/evidence-rag/evidence/store"
 )
 
 // Trace is what a verification leaves behind: the request, the report,
@@ -27,7 +29,7 @@ type Trace struct {
 // TraceStore is the part of *store.DB that Answer uses.
 type TraceStore interface {
 	Viewer
-	PutTrace(id string, trace []byte) error
+	PutTraceRecord(store.TraceRecord) error
 }
 
 // Answer verifies a request like Check and stores the trace; the report
@@ -56,7 +58,11 @@ func Answer(ctx context.Context, db TraceStore, req *Request, pol *Policy) (*Rep
 	if err != nil {
 		return nil, err
 	}
-	if err := db.PutTrace(rep.TraceID, b); err != nil {
+	summary, err := EncodeTraceSummary(rep.TraceID, now, req, rep)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.PutTraceRecord(store.TraceRecord{ID: rep.TraceID, Trace: b, Summary: summary}); err != nil {
 		return nil, fmt.Errorf("verify: storing trace: %w", err)
 	}
 	return rep, nil

@@ -29,7 +29,8 @@ const exitHelp = `Exit codes:
   3  partial: ingest or rebuild stored something and something failed, or an import was rejected
      by the quarantine gate; resolve, chunk or text found nothing servable (quarantined, deleted,
      forbidden); verify did not accept the answer; review record stored every good line but some
-     were bad; eval run left questions not run, invalid or errored; eval gate failed
+     were bad; eval run left questions not run, invalid or errored; eval gate failed; trace replay
+     found a change
   4  audit found problems
   5  not found: no such document, version, chunk or trace (resolve, rebuild, quarantine show too)
   6  the store is locked by another process

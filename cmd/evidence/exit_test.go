@@ -134,6 +134,7 @@ func TestExitCodes(t *testing.T) {
 		{"verify", []string{accepted}, exitOK},
 		{"verify", []string{abstains}, exitPartial},
 		{"verify", []string{filepath.Join(dir, "missing.json")}, exitUsage},
+		{"verify", []string{"--from", "anthropic", accepted, "--map", write("map.json", `{"0": {"document_id": "expense-policy.md"}}`)}, exitUsage}, // no answer
 		{"trace show", []string{trace[1]}, exitOK},
 		{"trace show", []string{"no-such-trace"}, exitNotFound},
 		{"review sample", []string{"--n", "5"}, exitOK},
@@ -147,6 +148,12 @@ func TestExitCodes(t *testing.T) {
 		{"eval run", []string{filepath.Join(dir, "missing.jsonl"), "--generator", "cat"}, exitUsage},
 		{"eval gate", []string{"latest"}, exitUsage},
 		{"eval list", nil, exitOK},
+		{"trace list", nil, exitOK},
+		{"trace list", []string{"--disposition", "accepted"}, exitUsage},
+		{"trace stats", []string{"--by", "reason"}, exitOK},
+		{"trace stats", []string{"--by", "colour"}, exitUsage},
+		{"trace replay", []string{trace[1]}, exitOK},
+		{"trace replay", []string{"no-such-trace"}, exitNotFound},
 		{"eval show", []string{"no-such-run"}, exitNotFound},
 		{"eval report", []string{"no-such-run"}, exitNotFound},
 	}

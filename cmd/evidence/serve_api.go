@@ -99,6 +99,8 @@ func newServer(db *store.DB, cfg serverConfig) *server {
 	s.handle("DELETE /v1/documents/{id...}", accessAdmin, s.deleteDocument)
 	s.handle("GET /v1/quarantine", accessRead, s.getQuarantine)
 	s.handle("GET /v1/traces/{trace_id}", accessRead, s.getTrace)
+	s.handle("GET /v1/traces", accessRead, s.getTraces)
+	s.handle("GET /v1/traces/stats", accessRead, s.getTraceStats)
 	s.handle("GET /v1/snapshot", accessService, s.getSnapshot)
 	s.handle("GET /healthz", accessPublic, s.healthz)
 	s.handle("GET /metrics", accessToken, s.serveMetrics)
@@ -597,9 +599,14 @@ func (s *server) postVerify(w http.ResponseWriter, r *http.Request, c *caller) e
 	if err != nil {
 		return err
 	}
-	req, err := verify.DecodeRequest(b)
+	var req *verify.Request
+	if from := r.URL.Query().Get("from"); from != "" {
+		req, err = s.providerRequest(from, b, c) // a provider's cited answer (serve_providers.go)
+	} else if req, err = verify.DecodeRequest(b); err != nil {
+		err = errorf(http.StatusBadRequest, "bad_request", "%v", err)
+	}
 	if err != nil {
-		return errorf(http.StatusBadRequest, "bad_request", "%v", err)
+		return err
 	}
 	if req.Principal, err = c.bodyPrincipal(req.Principal); err != nil {
 		return errorf(http.StatusForbidden, "forbidden", "%v", err)
@@ -633,17 +640,17 @@ func (s *server) postVerify(w http.ResponseWriter, r *http.Request, c *caller) e
 		return err
 	}
 	if s.traces != nil {
-		t.report = bytes.Clone(buf.Bytes())
+		t.report, t.rep = bytes.Clone(buf.Bytes()), rep
 		if err := s.traces.put(t); err != nil {
 			return errorf(http.StatusServiceUnavailable, "unavailable", "%v", err)
 		}
 	} else {
-		t.report = buf.Bytes()
-		b, err := t.encode(s.policyJSON)
+		t.report, t.rep = buf.Bytes(), rep
+		rec, err := t.encode(s.policyJSON)
 		if err != nil {
 			return err
 		}
-		if err := s.db.PutTrace(t.id, b); err != nil {
+		if err := s.db.PutTraceRecord(rec); err != nil {
 			return fmt.Errorf("storing trace %s: %w", t.id, err)
 		}
 	}

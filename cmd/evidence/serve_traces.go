@@ -40,10 +40,20 @@ type pendingTrace struct {
 	storeSequence uint64
 	request       *verify.Request // not changed once verified
 	report        []byte          // the report's JSON as sent
+	rep           *verify.Report  // the report, not changed once sent: for the summary
 }
 
-func (t *pendingTrace) encode(policy []byte) ([]byte, error) {
-	return verify.EncodeTrace(t.id, t.at, t.storeSequence, policy, t.request, t.report)
+// encode returns the trace and its summary to store.
+func (t *pendingTrace) encode(policy []byte) (store.TraceRecord, error) {
+	b, err := verify.EncodeTrace(t.id, t.at, t.storeSequence, policy, t.request, t.report)
+	if err != nil {
+		return store.TraceRecord{}, err
+	}
+	r := store.TraceRecord{ID: t.id, Trace: b}
+	if t.rep != nil { // without one, listings read the trace itself
+		r.Summary, err = verify.EncodeTraceSummary(t.id, t.at, t.request, t.rep)
+	}
+	return r, err
 }
 
 // traceQueue stores the traces of a server with async trace writes: it
@@ -101,13 +111,13 @@ func (q *traceQueue) run() {
 		}
 		batch = batch[:0]
 		for i := range pending {
-			b, err := pending[i].encode(q.policy)
+			r, err := pending[i].encode(q.policy)
 			if err != nil {
 				q.failed.Inc()
 				q.log.Printf("encoding verification trace %s: %v", pending[i].id, err)
 				continue
 			}
-			batch = append(batch, store.TraceRecord{ID: pending[i].id, Trace: b})
+			batch = append(batch, r)
 			pending[i] = pendingTrace{} // let the request and report go
 		}
 		q.commit(batch)

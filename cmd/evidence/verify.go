@@ -20,6 +20,7 @@ func newVerifyCommand(o *options) *cobra.Command {
 	var policyFile, principal, server string
 	var noTrace bool
 	var jf judgeFlags
+	var pf providerFlags
 	cmd := &cobra.Command{
 		Use:   "verify FILE|-",
 		Short: "Check every claim of an answer against the evidence it cites",
@@ -33,7 +34,15 @@ checked. Exit code 0 when the answer is accepted, 3 otherwise.
 
 With --judge URL (or a judge in the policy), a model judge is asked about each claim that passed every
 check, shown only that claim and its own evidence; it can only downgrade a claim, and a judge that fails
-or times out sends the claim to review. Verdicts are cached in the store (docs/judge.md).`,
+or times out sends the claim to review. Verdicts are cached in the store (docs/judge.md).
+
+With --from anthropic|openai|cohere|gemini, FILE is a provider's cited answer instead (a Messages API
+response, a Responses API response or Assistants message, a Cohere chat response, a Gemini
+generateContent response) and --map ties the provider's document keys to stored documents or chunks:
+each cited part becomes a claim, each citation its evidence in the chunk(s) that hold what it cites, and
+the mapped documents' chunks count as retrieved. Offsets are in the format's documented unit unless
+--offset-unit says otherwise; quotes are re-checked against the stored text. A citation that cannot be
+converted is a usage error naming it (docs/verify.md, Provider citation formats).`,
 		Args: argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pol := verify.DefaultPolicy()
@@ -59,21 +68,35 @@ or times out sends the claim to review. Verdicts are cached in the store (docs/j
 				defer f.Close()
 				in = f
 			}
-			req, err := verify.ParseRequest(in)
+			prov, err := pf.input(in, args[0], principal, cmd.Flags().Changed("principal"))
 			if err != nil {
-				return usageError{fmt.Errorf("%s: %w", args[0], err)}
+				return err
 			}
-			if cmd.Flags().Changed("principal") {
-				req.Principal = principal
+			var req *verify.Request
+			switch {
+			case prov != nil && pf.print:
+				if server != "" {
+					return usagef("--print-request and --server: the request is converted against a local store")
+				}
+				return printProviderRequest(o, prov)
+			case prov == nil:
+				if req, err = verify.ParseRequest(in); err != nil {
+					return usageError{fmt.Errorf("%s: %w", args[0], err)}
+				}
+				if cmd.Flags().Changed("principal") {
+					req.Principal = principal
+				}
 			}
 			var rep *verify.Report
-			if server != "" {
-				if policyFile != "" {
-					return usagef("--policy and --server: the server verifies with its own policy")
-				}
+			switch {
+			case server != "" && policyFile != "":
+				return usagef("--policy and --server: the server verifies with its own policy")
+			case server != "" && prov != nil:
+				rep, err = serverVerifyFrom(server, prov, noTrace)
+			case server != "":
 				rep, err = serverVerify(server, req, noTrace)
-			} else {
-				rep, err = storeVerify(o, req, pol, noTrace)
+			default:
+				rep, err = storeVerify(o, req, prov, pol, noTrace)
 			}
 			if err != nil {
 				return err
@@ -96,15 +119,23 @@ or times out sends the claim to review. Verdicts are cached in the store (docs/j
 	cmd.Flags().BoolVar(&noTrace, "no-trace", false, "do not store a trace of the verification (opens the store read-only)")
 	cmd.Flags().StringVar(&server, "server", defaultServer(), serverFlagHelp+"; the server's policy applies")
 	jf.register(cmd.Flags())
+	pf.register(cmd.Flags())
 	return cmd
 }
 
-func storeVerify(o *options, req *verify.Request, pol *verify.Policy, noTrace bool) (*verify.Report, error) {
+// storeVerify verifies against the local store; a provider's answer
+// (prov, else nil) is converted against it first.
+func storeVerify(o *options, req *verify.Request, prov *providerInput, pol *verify.Policy, noTrace bool) (*verify.Report, error) {
 	db, err := o.openStore(noTrace)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
+	if prov != nil {
+		if req, err = prov.request(db); err != nil {
+			return nil, err
+		}
+	}
 	pol = cachedJudge(pol, db, nil) // read-only (--no-trace), verdicts are read, not stored
 	if noTrace {
 		return verify.Check(context.Background(), db, req, pol)
@@ -256,5 +287,6 @@ func newTraceCommand(o *options) *cobra.Command {
 	}
 	show.Flags().StringVar(&server, "server", defaultServer(), serverFlagHelp)
 	cmd.AddCommand(show)
+	addTraceCommands(cmd, o)
 	return cmd
 }

@@ -42,5 +42,8 @@ fi
 echo
 echo "== Markdown summary for CI logs: $OUT/memory.md (evidence eval report)"
 ev eval report "$OUT/memory.json" "$OUT/extractive.json" --thresholds "$HERE/thresholds.yaml" --baseline "$OUT/extractive.json" > "$OUT/memory.md"
+echo "== HTML report for people: $OUT/memory.html (evidence eval report --html; links to the viewer of evidence serve at 127.0.0.1:8080)"
+ev eval report "$OUT/memory.json" "$OUT/extractive.json" --thresholds "$HERE/thresholds.yaml" --baseline "$OUT/extractive.json" \
+  --html "$OUT/memory.html" --viewer-base http://127.0.0.1:8080 >/dev/null
 echo
 echo "eval-demo: the extractive generator passes the gate; the memory generator fails it (exit 3), as it should."

@@ -13,7 +13,8 @@ import (
 	"fmt"
 )
 
-// Decryption with the empty user password (PDF 32000-2 §7.6). The library
+// Decryption with the empty user password, or a password the caller gives
+// (Limits.Password), as user or owner password (PDF 32000-2 §7.6). The library
 // derives RC4 object keys from all 16 MD5 bytes instead of the first n+5,
 // so every 40-bit RC4 file "opens" and then fails on every stream; it also
 // knows neither AES-256 (V5) nor documents without /ID. So the package
@@ -43,9 +44,10 @@ var passwordPad = []byte{
 }
 
 // newCrypt sets up decryption from the encryption dictionary and the first
-// file ID string. It returns ErrPassword when the empty user password does
-// not open the file.
-func newCrypt(enc map[string]any, id []byte) (*crypt, error) {
+// file ID string, with the empty user password and then, if it is not
+// empty, password as the user and as the owner password. It returns
+// ErrPassword when none of them opens the file.
+func newCrypt(enc map[string]any, id []byte, password string) (*crypt, error) {
 	if dictName(enc, "Filter") != "Standard" {
 		return nil, fmt.Errorf("%w: security handler %q", ErrEncryption, dictName(enc, "Filter"))
 	}
@@ -76,14 +78,32 @@ func newCrypt(enc map[string]any, id []byte) (*crypt, error) {
 	default:
 		return nil, fmt.Errorf("%w: V=%d", ErrEncryption, v)
 	}
+	passwords := []string{""}
+	if password != "" {
+		passwords = append(passwords, password)
+	}
 	if r >= 5 {
+		oe, _ := enc["OE"].(pdfString)
 		ue, _ := enc["UE"].(pdfString)
-		key, err := aes256Key(int(r), u, ue)
-		if err != nil {
-			return nil, err
+		if len(u) < 48 || len(ue) < 32 {
+			return nil, fmt.Errorf("%w: short U or UE", ErrEncryption)
 		}
-		c.key = key
-		return c, nil
+		for _, pw := range passwords {
+			// UTF-8, at most 127 bytes (SASLprep is not applied: it changes
+			// only unusual characters).
+			b := []byte(pw)[:min(len(pw), 127)]
+			if key := aes256Key(int(r), b, u, ue, nil); key != nil {
+				c.key = key
+				return c, nil
+			}
+			if len(o) >= 48 && len(oe) >= 32 {
+				if key := aes256Key(int(r), b, o, oe, u[:48]); key != nil {
+					c.key = key
+					return c, nil
+				}
+			}
+		}
+		return nil, ErrPassword
 	}
 	if r < 2 || len(o) < 32 || len(u) < 32 {
 		return nil, fmt.Errorf("%w: R=%d", ErrEncryption, r)
@@ -92,9 +112,42 @@ func newCrypt(enc map[string]any, id []byte) (*crypt, error) {
 	if b, ok := enc["EncryptMetadata"].(bool); ok {
 		encMeta = b
 	}
-	// Algorithm 2: the file key from the (empty) password.
+	n := c.keyLen
+	if r == 2 {
+		n = 5
+	}
+	n = min(n, 16)
+	c.keyLen = n
+	for _, pw := range passwords {
+		user := padPassword([]byte(pw))
+		if key := rc4FileKey(user, o, u, p, id, int(r), n, encMeta); key != nil {
+			c.key = key
+			return c, nil
+		}
+		if pw == "" {
+			continue // the empty owner password opens nothing the empty user password does not
+		}
+		if key := rc4FileKey(ownerToUser(user, o, int(r), n), o, u, p, id, int(r), n, encMeta); key != nil {
+			c.key = key
+			return c, nil
+		}
+	}
+	return nil, ErrPassword
+}
+
+// padPassword is step (a) of algorithm 2: the password, Latin-1, padded or
+// cut to 32 bytes.
+func padPassword(pw []byte) []byte {
+	out := make([]byte, 0, 32)
+	out = append(out, pw[:min(len(pw), 32)]...)
+	return append(out, passwordPad[:32-len(out)]...)
+}
+
+// rc4FileKey is algorithm 2 (the file key from a padded user password),
+// checked against U by algorithms 4 and 5; nil when the password is wrong.
+func rc4FileKey(pw, o, u []byte, p int64, id []byte, r, n int, encMeta bool) []byte {
 	h := md5.New()
-	h.Write(passwordPad)
+	h.Write(pw)
 	h.Write(o[:32])
 	var pb [4]byte
 	binary.LittleEndian.PutUint32(pb[:], uint32(p))
@@ -104,13 +157,6 @@ func newCrypt(enc map[string]any, id []byte) (*crypt, error) {
 		h.Write([]byte{0xff, 0xff, 0xff, 0xff})
 	}
 	key := h.Sum(nil)
-	n := c.keyLen
-	if r == 2 {
-		n = 5
-	}
-	if n > 16 {
-		n = 16
-	}
 	if r >= 3 {
 		for i := 0; i < 50; i++ {
 			s := md5.Sum(key[:n])
@@ -118,8 +164,6 @@ func newCrypt(enc map[string]any, id []byte) (*crypt, error) {
 		}
 	}
 	key = key[:n]
-	c.keyLen = n
-	// Algorithms 4 and 5: check U.
 	var want []byte
 	if r == 2 {
 		want = make([]byte, 32)
@@ -130,21 +174,55 @@ func newCrypt(enc map[string]any, id []byte) (*crypt, error) {
 		h.Write(passwordPad)
 		h.Write(id)
 		want = h.Sum(nil)
-		for i := 0; i < 20; i++ {
-			k := make([]byte, len(key))
-			for j := range k {
-				k[j] = key[j] ^ byte(i)
-			}
-			rc, _ := rc4.NewCipher(k)
-			rc.XORKeyStream(want, want)
-		}
+		rc4Rounds(key, want, 0, 19)
 		want = want[:16]
 	}
 	if !bytes.HasPrefix(u, want) {
-		return nil, ErrPassword
+		return nil
 	}
-	c.key = key
-	return c, nil
+	return key
+}
+
+// rc4Rounds encrypts buf in place with key XOR i for i from first to last
+// (counting down when last < first), as algorithms 5 and 7 do.
+func rc4Rounds(key, buf []byte, first, last int) {
+	step := 1
+	if last < first {
+		step = -1
+	}
+	k := make([]byte, len(key))
+	for i := first; ; i += step {
+		for j := range k {
+			k[j] = key[j] ^ byte(i)
+		}
+		rc, _ := rc4.NewCipher(k)
+		rc.XORKeyStream(buf, buf)
+		if i == last {
+			return
+		}
+	}
+}
+
+// ownerToUser is algorithm 7: the padded user password recovered from O
+// with a padded owner password.
+func ownerToUser(owner, o []byte, r, n int) []byte {
+	s := md5.Sum(owner)
+	key := s[:]
+	if r >= 3 {
+		for i := 0; i < 50; i++ {
+			s = md5.Sum(key)
+			key = s[:]
+		}
+	}
+	key = key[:n]
+	user := bytes.Clone(o[:32])
+	if r == 2 {
+		rc, _ := rc4.NewCipher(key)
+		rc.XORKeyStream(user, user)
+	} else {
+		rc4Rounds(key, user, 19, 0)
+	}
+	return user
 }
 
 func (c *crypt) filterMethod(enc map[string]any, name string) cryptMethod {
@@ -166,30 +244,31 @@ func (c *crypt) filterMethod(enc map[string]any, name string) cryptMethod {
 	return cryptRC4
 }
 
-// aes256Key checks the empty password against U and unwraps the file key
-// from UE (algorithms 2.A and 2.B).
-func aes256Key(rev int, u, ue []byte) ([]byte, error) {
-	if len(u) < 48 || len(ue) < 32 {
-		return nil, fmt.Errorf("%w: short U or UE", ErrEncryption)
-	}
+// aes256Key checks pw against the hash in h (U, or O with udata the first
+// 48 bytes of U) and unwraps the file key from e (UE or OE), algorithms
+// 2.A and 2.B; nil when the password is wrong.
+func aes256Key(rev int, pw, h, e, udata []byte) []byte {
 	hash := func(salt []byte) []byte {
 		if rev == 5 {
-			s := sha256.Sum256(salt)
-			return s[:]
+			s := sha256.New()
+			s.Write(pw)
+			s.Write(salt)
+			s.Write(udata)
+			return s.Sum(nil)
 		}
-		return hash2B(nil, salt, nil)
+		return hash2B(pw, salt, udata)
 	}
-	if !bytes.Equal(hash(u[32:40]), u[:32]) {
-		return nil, ErrPassword
+	if !bytes.Equal(hash(h[32:40]), h[:32]) {
+		return nil
 	}
-	ik := hash(u[40:48])
+	ik := hash(h[40:48])
 	blk, err := aes.NewCipher(ik[:32])
 	if err != nil {
-		return nil, err
+		return nil
 	}
 	key := make([]byte, 32)
-	cipher.NewCBCDecrypter(blk, make([]byte, 16)).CryptBlocks(key, ue[:32])
-	return key, nil
+	cipher.NewCBCDecrypter(blk, make([]byte, 16)).CryptBlocks(key, e[:32])
+	return key
 }
 
 // hash2B is algorithm 2.B of ISO 32000-2 (revision 6).

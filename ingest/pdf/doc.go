@@ -22,13 +22,20 @@
 //     library cannot open as they are get a clean rewritten copy
 //     (rewrite.go): every object re-serialized, object streams flattened,
 //     strings and streams decrypted.
-//   - Decryption (crypt.go) with the empty user password: RC4 40 to 128
-//     bits, AES-128 and AES-256. A file that needs a password fails with
+//   - Decryption (crypt.go) with the empty user password, then
+//     Limits.Password as user or owner password: RC4 40 to 128 bits,
+//     AES-128 and AES-256. A file that needs another password fails with
 //     reason encrypted.
 //   - Streams are decoded by our own filters (filters.go) with a cap on
 //     decompressed bytes; /Length is checked against "endstream".
-//   - Walks of the page tree, outline, page-label and name trees carry
-//     visited sets and caps: /Count is never trusted.
+//   - The page tree is walked by the rules in pages.go, which number pages
+//     as viewers do even when kids are shared, cyclic or missing and
+//     /Count lies; outline, page-label and name tree walks carry visited
+//     sets and caps.
+//   - A font missing from the resources or unreadable is replaced by
+//     Helvetica with the standard encoding, as pdf.js does; indirect
+//     /Filter and /DecodeParms are resolved; "/ToUnicode /Identity-H"
+//     means the code is the character.
 //   - Content streams are tokenized by our lexer (lex.go), which skips
 //     inline images, and interpreted with the full text state (interp.go);
 //     fonts are decoded once per document (fonts.go, cmap.go).

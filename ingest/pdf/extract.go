@@ -23,6 +23,11 @@ type Limits struct {
 	// MaxOps caps the content-stream operators interpreted per page,
 	// including those of the forms it draws; default 5,000,000.
 	MaxOps int
+	// Password, when not empty, is tried as the user and then as the
+	// owner password of an encrypted file that the empty user password
+	// does not open. (Not a limit; it sits here to keep Extract's
+	// signature.)
+	Password string
 }
 
 // Defaults of Limits.
@@ -94,13 +99,15 @@ type OutlineEntry struct {
 
 // Doc describes an extracted document.
 type Doc struct {
-	// Pages is the number of physical pages (page objects found in the
-	// page tree, never /Count alone).
+	// Pages is the number of physical pages, as viewers number them: the
+	// page objects of the tree, bounded by /Count (see pages.go); /Count
+	// alone never adds a page, except to a tree with a cycle or a damaged
+	// kid, where the added pages are empty, flagged and last.
 	Pages int
 	// Outline is the document outline in reading order, nil when none.
 	Outline []OutlineEntry
 	// Encrypted reports that the file was encrypted (and opened with the
-	// empty user password).
+	// empty user password or Limits.Password).
 	Encrypted bool
 	// Version is the version in the file header, e.g. "1.7" or "2.0".
 	Version string
@@ -113,6 +120,7 @@ type extractor struct {
 	res           map[objID]*resources
 	fonts         map[resName]*font
 	forms         map[objID]*formInfo
+	fallback      *font
 	formCache     int
 	streamsRead   int
 	streamsFailed int
@@ -133,17 +141,26 @@ func Extract(src []byte, lim Limits, page func(Page) error) (doc *Doc, err error
 	for _, rewriteAll := range []bool{false, true} {
 		d, err = openDocSafe(src, lim, rewriteAll)
 		if err == nil {
+			var werr error
 			if perr := protect(func() {
 				root = d.r.Trailer().Key("Root")
-				pages = walkPages(root, lim.MaxPages)
-				if len(pages) == 0 {
+				nobj := 0 // objects in use: a true /Count cannot exceed it
+				for _, e := range d.table.entries {
+					if e.typ != 0 {
+						nobj++
+					}
+				}
+				pages, werr = walkPages(root, lim.MaxPages, nobj)
+				if len(pages) == 0 && werr == nil {
 					// The rewrite's tree of all page objects.
 					if fb := d.r.Trailer().Key(fallbackRootKey); fb.Kind() == lpdf.Dict {
-						pages = walkPages(fb, lim.MaxPages)
+						pages, werr = walkPages(fb, lim.MaxPages, nobj)
 					}
 				}
 			}); perr != nil {
 				err = newError(ReasonMalformed, perr)
+			} else if werr != nil {
+				err = werr
 			} else if len(pages) == 0 {
 				err = newError(ReasonMalformed, ErrNoPages)
 			}
@@ -221,6 +238,10 @@ func protect(f func()) (err error) {
 // page extracts one page. A failure is recorded in Page.Err.
 func (x *extractor) page(pr pageRef, num int) (p Page) {
 	p.Number = num
+	if pr.err != "" {
+		p.Err = pr.err
+		return p
+	}
 	lay := &layout{maxBytes: x.lim.MaxTextBytes + 1}
 	in := newInterp(x, lay)
 	var streamErr error

@@ -43,6 +43,21 @@ type font struct {
 
 const maxCIDWidths = 1 << 16
 
+// fallbackFont stands in for a font that is missing from the resources or
+// cannot be read, as pdf.js does: Helvetica widths, standard encoding. If
+// the codes were not Latin text, the quality gate flags the page.
+func (x *extractor) fallbackFont() *font {
+	if x.fallback == nil {
+		f := &font{name: "Helvetica", simple: true}
+		standardWidths(f.name, &f.width)
+		for c := range f.text {
+			f.text[c] = baseEncoding("", byte(c))
+		}
+		x.fallback = f
+	}
+	return x.fallback
+}
+
 // loadFont decodes a font dictionary.
 func (x *extractor) loadFont(v lpdf.Value) *font {
 	if v.Key("Subtype").Name() == "Type0" {
@@ -200,9 +215,16 @@ func (x *extractor) loadType0(v lpdf.Value) *font {
 	default:
 		f.identity = true
 	}
-	if t := v.Key("ToUnicode"); t.Kind() == lpdf.Stream {
+	switch t := v.Key("ToUnicode"); t.Kind() {
+	case lpdf.Stream:
 		if b, err := x.streamBytes(t, x.lim.MaxStreamBytes); err == nil {
 			f.toUni = parseCMap(b)
+		}
+	case lpdf.Name:
+		// "/ToUnicode /Identity-H" (iText): the two-byte code is the
+		// character, as pdf.js reads it.
+		if n := t.Name(); n == "Identity-H" || n == "Identity-V" {
+			f.uniCode = true
 		}
 	}
 	// Widths: /DW default, /W runs "c [w1 w2 ...]" and "c1 c2 w".

@@ -249,6 +249,9 @@ func (in *interp) op(op []byte, res *resources) {
 			a := in.args[len(in.args)-2]
 			if a.kind == tName {
 				in.g.font = res.font(in.x, a.b)
+				if in.g.font == nil {
+					in.g.font = in.x.fallbackFont()
+				}
 			}
 			in.g.fontSize = in.num(len(in.args) - 1)
 		}

@@ -60,7 +60,7 @@ func openDoc(src []byte, lim Limits, rewriteAll bool) (doc *document, err error)
 	var cr *crypt
 	if encrypted {
 		var err error
-		if cr, err = setupCrypt(data, t); err != nil {
+		if cr, err = setupCrypt(data, t, lim.Password); err != nil {
 			return nil, newError(ReasonEncrypted, err)
 		}
 		rewriteAll = true
@@ -192,8 +192,8 @@ func headerVersion(b []byte) string {
 }
 
 // setupCrypt reads the encryption dictionary and the file ID and derives
-// the key for the empty user password.
-func setupCrypt(data []byte, t *xrefTable) (*crypt, error) {
+// the key for the empty user password or password.
+func setupCrypt(data []byte, t *xrefTable, password string) (*crypt, error) {
 	enc, _ := t.trailer["Encrypt"].(map[string]any)
 	if ref, ok := t.trailer["Encrypt"].(objRef); ok {
 		e, ok := t.entries[ref.num]
@@ -214,5 +214,5 @@ func setupCrypt(data []byte, t *xrefTable) (*crypt, error) {
 	if ids, ok := t.trailer["ID"].([]any); ok && len(ids) > 0 {
 		id, _ = ids[0].(pdfString)
 	}
-	return newCrypt(enc, id)
+	return newCrypt(enc, id, password)
 }

@@ -213,6 +213,13 @@ func (x *extractor) ownStreamBytes(v lpdf.Value, max int64) ([]byte, error) {
 			d["Length"] = n.Int64() // an indirect /Length, resolved by the library
 		}
 	}
+	// An indirect /Filter or /DecodeParms ("/Filter 3 0 R" naming
+	// [/FlateDecode]), resolved by the library too.
+	for _, k := range []string{"Filter", "DecodeParms"} {
+		if _, ok := d[k].(objRef); ok {
+			d[k] = plainValue(v.Key(k), 2)
+		}
+	}
 	raw := streamData(x.doc.data, d, start)
 	if x.doc.crypt != nil && dictName(d, "Type") != "XRef" {
 		if raw, err = x.doc.crypt.stream(id, raw); err != nil {
@@ -224,4 +231,40 @@ func (x *extractor) ownStreamBytes(v lpdf.Value, max int64) ([]byte, error) {
 		return nil, ErrStreamTooLarge
 	}
 	return out, err
+}
+
+// plainValue converts a library value to this package's parsed form
+// (pdfName, int64, []any, map[string]any...), depth levels deep.
+func plainValue(v lpdf.Value, depth int) any {
+	switch v.Kind() {
+	case lpdf.Name:
+		return pdfName(v.Name())
+	case lpdf.Integer:
+		return v.Int64()
+	case lpdf.Real:
+		return v.Float64()
+	case lpdf.Bool:
+		return v.Bool()
+	case lpdf.String:
+		return pdfString(v.RawString())
+	case lpdf.Array:
+		if depth <= 0 {
+			return nil
+		}
+		out := make([]any, 0, min(v.Len(), 64))
+		for i := 0; i < v.Len() && i < 64; i++ {
+			out = append(out, plainValue(v.Index(i), depth-1))
+		}
+		return out
+	case lpdf.Dict:
+		if depth <= 0 {
+			return nil
+		}
+		out := map[string]any{}
+		for _, k := range v.Keys() {
+			out[k] = plainValue(v.Key(k), depth-1)
+		}
+		return out
+	}
+	return nil
 }

@@ -115,6 +115,21 @@ func similarity(ours, ref string) float64 {
 	return 2 * float64(common) / float64(total)
 }
 
+// charSimilarity is 2·LCS/(|a|+|b|) over the characters of the texts,
+// whitespace removed, after NFKC: word splits do not matter, so it also
+// judges scripts written without spaces (CJK) and differences in spacing.
+func charSimilarity(ours, ref string) float64 {
+	chars := func(s string) []string {
+		return strings.Split(strings.Join(words(s), ""), "")
+	}
+	st := symtab{}
+	a, b := st.ids(chars(ours)), st.ids(chars(ref))
+	if len(a)+len(b) == 0 {
+		return 1
+	}
+	return 2 * float64(lcsPieces(a, b)) / float64(len(a)+len(b))
+}
+
 func lcsPieces(a, b []int) int {
 	n := max(1, (max(len(a), len(b))+maxLCSTokens-1)/maxLCSTokens)
 	common := 0

@@ -2,6 +2,9 @@ package pdf
 
 import lpdf "github.com/ledongthuc/pdf"
 
+// maxTreeDepth bounds the recursion of number and name tree walks.
+const maxTreeDepth = 64
+
 // walkTree visits the nodes of a number or name tree (page labels, named
 // destinations) depth first through their /Kids, bounded: at most maxNodes
 // nodes and maxTreeDepth levels, each indirect node once, so a cyclic or

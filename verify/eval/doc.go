@@ -28,4 +28,9 @@
 // A run never writes the store: callers keep the Record (and may store it
 // with store.DB.PutEvalRun). The budget (calls, cost, seconds) stops a run
 // cleanly; the record says what was not run. Only the test split gates.
+//
+// Reports are made from records alone: WriteMarkdown for CI logs, and
+// WriteHTML, one self-contained page (no script, no external asset) whose
+// links to the evidence viewer the caller supplies (HTMLOptions), so this
+// package knows no server route.
 package eval
