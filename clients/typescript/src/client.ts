@@ -203,7 +203,7 @@ export class Client {
     }, parts);
   }
 
-  private upload(source: SourceBytes, o: IngestOptions, extra: Record<string, string | undefined>, parts: [string, Blob, string][] = []): Promise<IngestResult> {
+  private async upload(source: SourceBytes, o: IngestOptions, extra: Record<string, string | undefined>, parts: [string, Blob, string][] = []): Promise<IngestResult> {
     const name = o.filename ?? o.documentId;
     if (!name) throw new TypeError("ingest: give filename (with its extension) or documentId");
     const form = new FormData();

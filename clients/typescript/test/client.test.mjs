@@ -56,7 +56,7 @@ test("ingest", async () => {
   assert.equal(again.document_version, expense.document_version);
   const dry = await c.ingest("One short note.\n", { filename: "note.txt", dryRun: true });
   assert.deepEqual([dry.status, dry.dry_run], ["ingested", true]);
-  assert.throws(() => c.ingest("x"), TypeError);
+  await assert.rejects(c.ingest("x"), TypeError);
 });
 
 test("list chunks, page by page", async () => {
