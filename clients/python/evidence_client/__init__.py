@@ -42,6 +42,9 @@ from .types import (
     Resolution,
     ResolveResult,
     Trace,
+    TraceList,
+    TraceStats,
+    TraceSummary,
     VerifyReport,
     VerifyRequest,
 )
@@ -53,6 +56,6 @@ __all__ = [
     "NotFoundError", "MethodNotAllowedError", "ConflictError", "GoneError", "PayloadTooLargeError",
     "UnsupportedMediaTypeError", "UnprocessableError", "ServerError", "TransportError",
     "ChunkPage", "ChunkRecord", "Citation", "Claim", "ClaimReport", "DeleteResult", "DocumentList", "Evidence",
-    "EvidenceReport", "IngestResult", "QuarantineList", "Resolution", "ResolveResult", "Trace", "VerifyReport",
+    "EvidenceReport", "IngestResult", "QuarantineList", "Resolution", "ResolveResult", "Trace", "TraceList", "TraceStats", "TraceSummary", "VerifyReport",
     "VerifyRequest",
 ]

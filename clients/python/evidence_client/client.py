@@ -23,6 +23,8 @@ from .types import (
     Resolution,
     ResolveResult,
     Trace,
+    TraceList,
+    TraceStats,
     VerifyReport,
     VerifyRequest,
 )
@@ -149,6 +151,40 @@ class Client:
     def trace(self, trace_id: str) -> Trace:
         """``GET /v1/traces/{trace_id}``: a stored verification trace (NotFoundError when not the caller's)."""
         return Trace.from_dict(self._json("GET", "/v1/traces/" + _seg(trace_id)))
+
+    def list_traces(self, *, request_id: Optional[str] = None, principal: Optional[str] = None,
+                    disposition: Optional[str] = None, reason: Optional[str] = None, category: Optional[str] = None,
+                    document: Optional[str] = None, since: Optional[str] = None, until: Optional[str] = None,
+                    limit: Optional[int] = None, cursor: Optional[str] = None) -> TraceList:
+        """``GET /v1/traces``: one page of trace summaries passing every filter given, newest first
+        (``since``/``until``: RFC 3339 or a duration before now, "24h", "7d")."""
+        q = {"request_id": request_id, "principal": principal, "disposition": disposition, "reason": reason,
+             "category": category, "document": document, "since": since, "until": until, "limit": limit,
+             "cursor": cursor}
+        return TraceList.from_dict(self._json("GET", "/v1/traces", query=q))
+
+    def trace_stats(self, by: Optional[str] = None, top: Optional[int] = None, **filters: Optional[str]) -> TraceStats:
+        """``GET /v1/traces/stats``: counts of the traces passing the filters (those of list_traces), in
+        all and per group of ``by`` (category, reason, document, policy)."""
+        q: Dict[str, Any] = {"by": by, "top": top}
+        q.update(filters)
+        return TraceStats.from_dict(self._json("GET", "/v1/traces/stats", query=q))
+
+    def verify_provider(self, provider: str, response: Mapping[str, Any], document_map: Mapping[str, Any], *,
+                        offset_unit: Optional[str] = None, request_id: Optional[str] = None,
+                        principal: Optional[str] = None, metadata: Optional[Mapping[str, Any]] = None,
+                        trace: bool = True) -> VerifyReport:
+        """``POST /v1/verify?from=PROVIDER`` (anthropic, openai, cohere, gemini): a provider's cited answer,
+        as its API returned it, converted to claims and verified. ``document_map`` ties the provider's
+        document keys to stored documents: ``{"0": {"document_id": "...", "document_version": "..."}}``
+        (docs/verify.md, Provider citation formats)."""
+        body: Dict[str, Any] = {"response": dict(response), "map": dict(document_map)}
+        for k, v in (("offset_unit", offset_unit), ("request_id", request_id),
+                     ("principal", principal or self.principal), ("metadata", metadata)):
+            if v is not None:
+                body[k] = dict(v) if isinstance(v, Mapping) else v
+        q: Dict[str, Any] = {"from": provider, "trace": None if trace else "false"}
+        return VerifyReport.from_dict(self._json("POST", "/v1/verify", body, query=q))
 
     def documents(self) -> DocumentList:
         """``GET /v1/documents``: the documents the caller may read."""

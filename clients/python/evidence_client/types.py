@@ -462,6 +462,50 @@ class Trace(Model):
     raw: Dict[str, Any] = _raw()
 
 
+@dataclass
+class TraceSummary(Model):
+    """One trace of ``GET /v1/traces``: what it answered and why, without the request's text."""
+
+    trace_id: str = ""
+    time: str = ""
+    request_id: str = ""
+    principal: str = ""
+    disposition: str = ""
+    policy: str = ""
+    claims: int = 0
+    failed_claims: int = 0
+    reasons: List[str] = field(default_factory=list)
+    categories: List[str] = field(default_factory=list)
+    documents: List[str] = field(default_factory=list)
+    raw: Dict[str, Any] = _raw()
+
+
+@dataclass
+class TraceList(Model):
+    """A page of ``GET /v1/traces``, newest first; ``next_cursor`` empty when the window was read."""
+
+    traces: List[TraceSummary] = field(default_factory=list)
+    next_cursor: str = ""
+    scanned: int = 0
+    raw: Dict[str, Any] = _raw()
+
+
+@dataclass
+class TraceStats(Model):
+    """``GET /v1/traces/stats``: counts in all and per group of ``by`` (each group a dict as served)."""
+
+    by: str = ""
+    since: Optional[str] = None
+    until: Optional[str] = None
+    traces: int = 0
+    failed_traces: int = 0
+    claims: int = 0
+    failed_claims: int = 0
+    dispositions: Dict[str, int] = field(default_factory=dict)
+    groups: List[Dict[str, Any]] = field(default_factory=list)
+    raw: Dict[str, Any] = _raw()
+
+
 # ---- documents, chunks, ingest ----
 
 

@@ -158,11 +158,37 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(wrong.disposition, "block")
         self.assertEqual(wrong.claims[0].status, "contradicted")
         self.assertIsNone(wrong.trace_id)
+        # the listing finds it by request id, the stats count it
+        listed = self.c.list_traces(request_id="r-1")
+        self.assertEqual([(t.trace_id, t.disposition, t.documents) for t in listed.traces],
+                         [(report.trace_id, "accept", ["policies/expense-policy.md"])])
+        stats = self.c.trace_stats(by="document", since="1h")
+        self.assertGreaterEqual(stats.traces, 1)
+        self.assertIn("policies/expense-policy.md", [g["key"] for g in stats.groups])
+        self.assertEqual(self.c.with_principal("bob@example.com").list_traces(request_id="r-1").traces, [])
         with self.assertRaises(NotFoundError):
             self.c.trace("0000000000000000000000000000")
         # the trace is not bob's
         with self.assertRaises(NotFoundError):
             self.c.with_principal("bob@example.com").trace(report.trace_id)
+
+    def test_verify_provider(self):
+        # an Anthropic Messages API answer citing the policy by character location
+        res = self.c.resolve_citations([{"chunk_id": self.chunk_with("policies/expense-policy.md", DEADLINE).chunk_id,
+                                         "quote": DEADLINE}]).results[0]
+        start = res.citation.source_start
+        answer = {"id": "msg_01", "type": "message", "role": "assistant", "model": "claude", "content": [
+            {"type": "text", "text": "Expense reports are due within 14 calendar days.", "citations": [
+                {"type": "char_location", "cited_text": DEADLINE, "document_index": 0, "document_title": "Expenses",
+                 "start_char_index": start, "end_char_index": start + len(DEADLINE)}]}]}
+        report = self.c.verify_provider("anthropic", answer, {"0": {"document_id": "policies/expense-policy.md"}},
+                                        metadata={"via": "anthropic"})
+        self.assertEqual(report.disposition, "accept")
+        self.assertEqual(report.request_id, "msg_01")
+        self.assertEqual(report.claims[0].evidence[0].text, DEADLINE)
+        with self.assertRaises(BadRequestError) as cm:  # a document index missing from the map
+            self.c.verify_provider("anthropic", answer, {"1": {"document_id": "policies/expense-policy.md"}})
+        self.assertIn("0", cm.exception.message)
 
     def test_documents_rebuild_delete(self):
         c = self.c

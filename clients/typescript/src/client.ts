@@ -19,6 +19,11 @@ import type {
   ResolveResult,
   SourceBytes,
   Trace,
+  TraceFilters,
+  TraceList,
+  TraceStats,
+  Provider,
+  ProviderVerifyRequest,
   VerifyReport,
   VerifyRequest,
 } from "./types.js";
@@ -148,6 +153,23 @@ export class Client {
   /** GET /v1/traces/{trace_id}: a stored trace (NotFoundError when it is not the caller's). */
   trace(traceId: string): Promise<Trace> {
     return this.request("GET", `/v1/traces/${seg(traceId)}`);
+  }
+
+  /** POST /v1/verify?from=PROVIDER: a provider's cited answer converted to claims and verified. */
+  verifyProvider(provider: Provider, request: ProviderVerifyRequest, options: { trace?: boolean } = {}): Promise<VerifyReport> {
+    const body = { ...request };
+    if (this.principal && !body.principal) body.principal = this.principal;
+    return this.request("POST", "/v1/verify", { json: body, query: { from: provider, trace: options.trace === false ? "false" : undefined } });
+  }
+
+  /** GET /v1/traces: one page of trace summaries passing every filter, newest first. */
+  listTraces(filters: TraceFilters & { limit?: number; cursor?: string } = {}): Promise<TraceList> {
+    return this.request("GET", "/v1/traces", { query: { ...filters } });
+  }
+
+  /** GET /v1/traces/stats: counts in all and per group of by (category, reason, document, policy). */
+  traceStats(options: TraceFilters & { by?: "category" | "reason" | "document" | "policy"; top?: number } = {}): Promise<TraceStats> {
+    return this.request("GET", "/v1/traces/stats", { query: { ...options } });
   }
 
   /** GET /v1/documents: the documents the caller may read. */

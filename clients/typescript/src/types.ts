@@ -340,6 +340,74 @@ export interface Trace {
   report: VerifyReport;
 }
 
+/** The filters of GET /v1/traces and /v1/traces/stats; since/until: RFC 3339 or a duration ("24h", "7d"). */
+export interface TraceFilters {
+  request_id?: string;
+  principal?: string;
+  disposition?: Disposition;
+  reason?: string;
+  category?: "support" | "coverage" | "resolution" | "version" | "permission" | string;
+  document?: string;
+  since?: string;
+  until?: string;
+}
+
+export interface TraceSummary {
+  trace_id: string;
+  time: string;
+  request_id: string;
+  principal: string;
+  disposition: Disposition;
+  policy: string;
+  claims: number;
+  failed_claims: number;
+  reasons: string[];
+  categories: string[];
+  documents: string[];
+}
+
+/** A page of GET /v1/traces, newest first; next_cursor empty when the window was read. */
+export interface TraceList {
+  traces: TraceSummary[];
+  next_cursor: string;
+  scanned: number;
+}
+
+export interface TraceGroup {
+  key: string;
+  traces: number;
+  failed_traces: number;
+  claims: number;
+  failed_claims: number;
+  dispositions: Record<string, number>;
+}
+
+export interface TraceStats {
+  by: string;
+  since?: string;
+  until?: string;
+  traces: number;
+  failed_traces: number;
+  claims: number;
+  failed_claims: number;
+  dispositions: Record<string, number>;
+  groups: TraceGroup[];
+}
+
+/** The body of POST /v1/verify?from=PROVIDER: a provider's cited answer and the map of its documents. */
+export interface ProviderVerifyRequest {
+  /** The provider's response as its API returned it. */
+  response: Record<string, unknown>;
+  /** The provider's document keys, each tied to a stored document (version optional: current). */
+  map: Record<string, { document_id: string; document_version?: string }>;
+  offset_unit?: "code_point" | "utf16" | "byte";
+  request_id?: string;
+  principal?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export type Provider = "anthropic" | "openai" | "cohere" | "gemini";
+
 // ---- documents, chunks, ingest ----
 
 export interface IngestResult {

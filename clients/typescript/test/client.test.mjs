@@ -142,8 +142,28 @@ test("verify and read the trace", async () => {
   }, { trace: false });
   assert.equal(wrong.disposition, "block");
   assert.equal(wrong.trace_id, undefined);
+  const listed = await c.listTraces({ request_id: "r-1" });
+  assert.deepEqual(listed.traces.map((t) => [t.trace_id, t.disposition]), [[report.trace_id, "accept"]]);
+  const stats = await c.traceStats({ by: "document", since: "1h" });
+  assert.ok(stats.groups.some((g) => g.key === "policies/expense-policy.md"));
+  assert.deepEqual((await c.withPrincipal("bob@example.com").listTraces({ request_id: "r-1" })).traces, []);
   await assert.rejects(c.trace("0000000000000000000000000000"), NotFoundError);
   await assert.rejects(c.withPrincipal("bob@example.com").trace(report.trace_id), NotFoundError);
+});
+
+test("verify a provider's cited answer (Anthropic char_location)", async () => {
+  const rec = await chunkWith("policies/expense-policy.md", DEADLINE);
+  const start = (await c.resolveCitations([{ chunk_id: rec.chunk_id, quote: DEADLINE }])).results[0].citation.source_start;
+  const response = {
+    id: "msg_02", type: "message", role: "assistant", content: [{
+      type: "text", text: "Expense reports are due within 14 calendar days.",
+      citations: [{ type: "char_location", cited_text: DEADLINE, document_index: 0, start_char_index: start, end_char_index: start + DEADLINE.length }],
+    }],
+  };
+  const report = await c.verifyProvider("anthropic", { response, map: { 0: { document_id: "policies/expense-policy.md" } } });
+  assert.equal(report.disposition, "accept");
+  assert.equal(report.request_id, "msg_02");
+  await assert.rejects(c.verifyProvider("anthropic", { response, map: { 1: { document_id: "policies/expense-policy.md" } } }), BadRequestError);
 });
 
 test("documents, rebuild, delete, undelete", async () => {
