@@ -75,7 +75,10 @@ func TestPutMetadata(t *testing.T) {
 	db := storetest.OpenPath(t, path, nil)
 	v1 := storetest.NewVersion("doc", "Alpha text.", 0)
 	v1.Version.SourceURL = "file:///old/doc.txt"
-	put(t, db, v1, store.PutIngested)
+	v1.ACL = []string{"bob@example.com"}
+	if r := put(t, db, v1, store.PutIngested); len(r.Updated) != 0 {
+		t.Errorf("new document with an access list: got updated %v, want nothing (its first list is no update)", r.Updated)
+	}
 	if d := getDocument(t, db, "doc"); !d.ACLUpdated.IsZero() || !d.URLUpdated.IsZero() {
 		t.Errorf("new document: got acl_updated %v source_url_updated %v, want neither", d.ACLUpdated, d.URLUpdated)
 	}

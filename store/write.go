@@ -227,14 +227,17 @@ func (w *writer) put(nv *NewVersion) (PutResult, error) {
 			return res, nil
 		}
 	}
-	if doc == nil {
+	newDoc := doc == nil
+	if newDoc {
 		doc = &Document{ID: v.DocumentID}
 	}
 	aclChanged := nv.ACL != nil && !slices.Equal(nv.ACL, doc.ACL)
 	if aclChanged {
 		doc.ACL = slices.Clone(nv.ACL)
-		doc.ACLUpdated = w.now
-		res.Updated = append(res.Updated, UpdatedACL)
+		if !newDoc { // a new document's list is its first, not an update
+			doc.ACLUpdated = w.now
+			res.Updated = append(res.Updated, UpdatedACL)
+		}
 	}
 	// setURL gives a stored version the URL the caller named.
 	setURL := func(sv *Version) bool {
