@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -24,6 +25,7 @@ type Options struct {
 // DB is an open evidence store.
 type DB struct {
 	bolt     *bolt.DB
+	file     *os.File // the same file, read by Check's page walk (pagecheck.go); it outlives an unlinked path
 	path     string
 	readOnly bool
 	docs     recordCache[Document]
@@ -62,9 +64,14 @@ func Open(path string, opts *Options) (db *DB, err error) {
 	case err != nil:
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	db = &DB{bolt: b, path: path, readOnly: opts.ReadOnly}
-	if err := db.init(); err != nil {
+	f, err := os.Open(path)
+	if err != nil {
 		b.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	db = &DB{bolt: b, file: f, path: path, readOnly: opts.ReadOnly}
+	if err := db.init(); err != nil {
+		db.Close()
 		return nil, err
 	}
 	return db, nil
@@ -154,7 +161,13 @@ func (db *DB) createLaterBuckets() error {
 func (db *DB) Path() string { return db.path }
 
 // Close releases the store.
-func (db *DB) Close() error { return db.bolt.Close() }
+func (db *DB) Close() error {
+	err := db.bolt.Close()
+	if cerr := db.file.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
 
 // View runs fn in a read-only transaction.
 func (db *DB) View(fn func(*Tx) error) error {
@@ -181,7 +194,7 @@ func guard(fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: %v", ErrCorrupt, r)
+			err = fmt.Errorf("%w: %v", errFault, r)
 		}
 	}()
 	return fn()

@@ -2,9 +2,11 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -67,6 +69,9 @@ func (t *Tx) Document(id string) (*Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("document %q: %w", id, err)
 	}
+	if doc.ID != id {
+		return nil, keyErr("document", []byte(id), doc.ID)
+	}
 	return doc, nil
 }
 
@@ -80,7 +85,17 @@ func (t *Tx) Version(id string) (*Version, error) {
 	if err != nil {
 		return nil, fmt.Errorf("version %s: %w", id, err)
 	}
+	if ver.ID != id {
+		return nil, keyErr("version", []byte(id), ver.ID)
+	}
 	return ver, nil
+}
+
+// keyErr reports a record stored under the key of another: the record is
+// sealed, so its key was damaged, or the record was written there by
+// mistake; either way it is not the one asked for.
+func keyErr(what string, key []byte, holds string) error {
+	return fmt.Errorf("%w: %s key %q holds the record of %q", ErrCorrupt, what, key, holds)
 }
 
 func deletedErr(v *Version) error {
@@ -196,6 +211,9 @@ func (t *Tx) ForEachDocument(fn func(*Document) error) error {
 		if err != nil {
 			return fmt.Errorf("document %q: %w", k, err)
 		}
+		if doc.ID != string(k) {
+			return keyErr("document", k, doc.ID)
+		}
 		return fn(doc)
 	})
 }
@@ -206,6 +224,9 @@ func (t *Tx) ForEachVersion(fn func(*Version) error) error {
 		ver, err := decodeVersion(v)
 		if err != nil {
 			return fmt.Errorf("version %s: %w", k, err)
+		}
+		if ver.ID != string(k) {
+			return keyErr("version", k, ver.ID)
 		}
 		return fn(ver)
 	})
@@ -219,9 +240,16 @@ func (t *Tx) ForEachChunk(v *Version, fn func(*Chunk) error) error {
 	prefix := seqKey(v.Seq)
 	c := t.tx.Bucket(bucketChunks).Cursor()
 	for k, b := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, b = c.Next() {
+		if len(k) != 12 {
+			return fmt.Errorf("%w: chunk key %x of %d bytes", ErrCorrupt, k, len(k))
+		}
+		ord := binary.BigEndian.Uint32(k[8:])
 		ch, err := decodeChunk(b)
 		if err != nil {
-			return fmt.Errorf("chunk %s-%d: %w", v.ID, binary.BigEndian.Uint32(k[8:]), err)
+			return fmt.Errorf("chunk %s: %w", ChunkID(v.ID, ord), err)
+		}
+		if ch.Version != v.ID || ch.Ordinal != ord {
+			return keyErr("chunk", []byte(ChunkID(v.ID, ord)), ch.ID())
 		}
 		if err := fn(ch); err != nil {
 			return err
@@ -269,6 +297,9 @@ func (t *Tx) forEachIndexed(index []byte, what string, has func(*Chunk) bool, fn
 			}
 			seq = s
 		}
+		if ver.Seq != seq || ch.Ordinal != binary.BigEndian.Uint32(k[8:]) {
+			return fmt.Errorf("%w: chunk key %x holds chunk %s of sequence %d", ErrCorrupt, k, ch.ID(), ver.Seq)
+		}
 		return fn(ver, ch)
 	})
 }
@@ -276,12 +307,29 @@ func (t *Tx) forEachIndexed(index []byte, what string, has func(*Chunk) bool, fn
 // ForEachFailure calls fn for every recorded failed ingest.
 func (t *Tx) ForEachFailure(fn func(*Failure) error) error {
 	return t.tx.Bucket(bucketFailures).ForEach(func(k, v []byte) error {
-		var f Failure
-		if err := json.Unmarshal(v, &f); err != nil {
-			return fmt.Errorf("%w: failure record %q: %v", ErrCorrupt, k, err)
+		f, err := decodeFailure(k, v)
+		if err != nil {
+			return err
 		}
-		return fn(&f)
+		return fn(f)
 	})
+}
+
+// decodeFailure decodes the failure record v stored under key k, which
+// must be its document id (its path when it has none).
+func decodeFailure(k, v []byte) (*Failure, error) {
+	j, err := openJSON("failure record "+strconv.Quote(string(k)), v)
+	if err != nil {
+		return nil, err
+	}
+	var f Failure
+	if err := json.Unmarshal(j, &f); err != nil {
+		return nil, fmt.Errorf("%w: failure record %q: %v", ErrCorrupt, k, err)
+	}
+	if key := cmp.Or(f.DocumentID, f.Path); key != string(k) {
+		return nil, fmt.Errorf("%w: failure key %q holds the failure of %q", ErrCorrupt, k, key)
+	}
+	return &f, nil
 }
 
 // Trace returns a copy of a stored verification trace.
@@ -290,7 +338,17 @@ func (t *Tx) Trace(id string) ([]byte, error) {
 	if b == nil {
 		return nil, fmt.Errorf("%w: trace %q", ErrNotFound, id)
 	}
-	return bytes.Clone(b), nil
+	j, err := openTrace([]byte(id), b)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Clone(j), nil
+}
+
+// openTrace returns the JSON of the trace b stored under id, its seal
+// checked.
+func openTrace(id, b []byte) ([]byte, error) {
+	return openJSON("trace "+strconv.Quote(string(id)), b)
 }
 
 // ForEachTrace calls fn with every stored trace whose id is from or after
@@ -301,7 +359,11 @@ func (t *Tx) Trace(id string) ([]byte, error) {
 func (t *Tx) ForEachTrace(from string, fn func(id, trace []byte) error) error {
 	c := t.tx.Bucket(bucketTraces).Cursor()
 	for k, v := c.Seek([]byte(from)); k != nil; k, v = c.Next() {
-		if err := fn(k, v); err != nil {
+		j, err := openTrace(k, v)
+		if err != nil {
+			return err
+		}
+		if err := fn(k, j); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"unicode/utf8"
 )
 
@@ -125,22 +126,44 @@ func (t Text) Slice(start, end int) ([]byte, error) {
 	return t.b[bs:be], nil
 }
 
-// encodeIndex serializes the code-point index for storage.
+// encodeIndex serializes the code-point index for storage: the code-point
+// count, the entries, then the CRC-32C of both. The text has its BLAKE3;
+// the seal covers the index, which maps offsets into it, so a damaged
+// entry cannot slice another range of a text that passes its hash.
 func (t Text) encodeIndex() []byte {
-	out := make([]byte, 8, 8+len(t.index))
+	out := make([]byte, 8, 12+len(t.index))
 	binary.BigEndian.PutUint64(out, uint64(t.n))
-	return append(out, t.index...)
+	out = append(out, t.index...)
+	return binary.BigEndian.AppendUint32(out, crc32.Checksum(out, castagnoli))
 }
 
 // loadText rebuilds a Text from stored bytes and a stored index without
-// scanning or copying either. A damaged index gives wrong offsets, never a
-// panic; callers verify what they slice against its recorded hash.
+// scanning or copying either, checking the index's seal. An index written
+// before seals has no CRC (one 4-byte entry fewer than a sealed one) and
+// is read unchecked: a damaged one gives wrong offsets, never a panic, and
+// callers verify what they slice against its recorded hash.
 func loadText(b, idx []byte) (Text, error) {
 	if len(idx) < 8 || (len(idx)-8)%4 != 0 {
 		return Text{}, fmt.Errorf("%w: code-point index of %d bytes", ErrCorrupt, len(idx))
 	}
 	n := int(binary.BigEndian.Uint64(idx))
 	entries := (len(idx) - 8) / 4
+	want := 0 // ASCII: no entries
+	if n != len(b) {
+		want = (n + cpStride - 1) / cpStride
+	}
+	sealed := entries == want+1
+	switch entries {
+	case want: // written before seals
+	case want + 1:
+		end := len(idx) - 4
+		if crc32.Checksum(idx[:end], castagnoli) != binary.BigEndian.Uint32(idx[end:]) {
+			return Text{}, fmt.Errorf("%w (code-point index)", ErrChecksum)
+		}
+		idx, entries = idx[:end], want
+	default:
+		return Text{}, fmt.Errorf("%w: code-point index has %d entries for %d code points in %d bytes", ErrCorrupt, entries, n, len(b))
+	}
 	t := Text{b: b, n: n}
 	if entries == 0 {
 		if n != len(b) {
@@ -148,9 +171,19 @@ func loadText(b, idx []byte) (Text, error) {
 		}
 		return t, nil
 	}
-	if entries != (n+cpStride-1)/cpStride {
-		return Text{}, fmt.Errorf("%w: code-point index has %d entries for %d code points", ErrCorrupt, entries, n)
-	}
 	t.index = idx[8:]
+	if !sealed {
+		// Unchecked, but at least the shape of an index: the first code
+		// point at byte 0, then ascending offsets inside the text. This
+		// also keeps a sealed index whose count was damaged from passing
+		// for an unsealed one, its CRC read as an entry.
+		prev := -1
+		for i := range entries {
+			if e := t.entry(i); e <= prev || e >= len(b) || (i == 0) != (e == 0) {
+				return Text{}, fmt.Errorf("%w: code-point index entry %d is byte %d", ErrCorrupt, i, e)
+			}
+			prev = t.entry(i)
+		}
+	}
 	return t, nil
 }

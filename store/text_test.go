@@ -214,12 +214,38 @@ func TestEncodeIndex(t *testing.T) {
 	}
 	for _, tt := range tests {
 		idx := NewText([]byte(tt.s)).encodeIndex()
-		if got, want := len(idx), 8+4*tt.entries; got != want {
+		if got, want := len(idx), 12+4*tt.entries; got != want { // count, entries, CRC
 			t.Errorf("%.20q: index of %d bytes, want %d", tt.s, got, want)
 			continue
 		}
 		if got, want := binary.BigEndian.Uint64(idx), uint64(utf8.RuneCountInString(tt.s)); got != want {
 			t.Errorf("%.20q: index records %d code points, want %d", tt.s, got, want)
+		}
+	}
+}
+
+func flipped(b []byte, i int) []byte {
+	b = append([]byte(nil), b...)
+	b[i] ^= 0x10
+	return b
+}
+
+// TestLoadTextUnsealed: an index written before seals (no CRC) still
+// loads, and maps offsets as the sealed one does.
+func TestLoadTextUnsealed(t *testing.T) {
+	for _, s := range []string{"", "ascii only", strings.Repeat("é", 3*cpStride+5), strings.Repeat("x", 5*cpStride) + "é"} {
+		idx := NewText([]byte(s)).encodeIndex()
+		old, err := loadText([]byte(s), idx[:len(idx)-4])
+		if err != nil {
+			t.Errorf("%.20q: unsealed index: %v", s, err)
+			continue
+		}
+		sealed, err := loadText([]byte(s), idx)
+		if err != nil {
+			t.Fatalf("%.20q: sealed index: %v", s, err)
+		}
+		if old.Len() != sealed.Len() || string(old.index) != string(sealed.index) {
+			t.Errorf("%.20q: unsealed index reads %d code points %x, sealed %d %x", s, old.Len(), old.index, sealed.Len(), sealed.index)
 		}
 	}
 }
@@ -240,8 +266,12 @@ func TestLoadTextRejects(t *testing.T) {
 		{"nil index", wide, nil},
 		{"short header", wide, good[:7]},
 		{"partial entry", wide, good[:len(good)-1]},
-		{"missing entry", wide, good[:len(good)-4]},
+		{"missing entry", wide, good[:len(good)-8]},
 		{"extra entry", wide, append(append([]byte(nil), good...), 0, 0, 0, 0)},
+		{"entry changed", wide, flipped(good, 8+4*1+3)},
+		{"seal changed", wide, flipped(good, len(good)-1)},
+		{"unsealed entry past the text", wide, flipped(good[:len(good)-4], 8+4*1)},
+		{"unsealed first entry not 0", wide, flipped(good[:len(good)-4], 8+3)},
 		{"no entries for wide text", wide, good[:8]},
 		{"ascii with wrong length", []byte("abc"), withN(NewText([]byte("abc")).encodeIndex(), 4)},
 		{"length for more entries", wide, withN(good, 3*cpStride+1)},

@@ -475,7 +475,7 @@ func (db *DB) PutFailure(f *Failure) error {
 	if key == "" {
 		key = f.Path
 	}
-	return db.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketFailures).Put([]byte(key), b) })
+	return db.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketFailures).Put([]byte(key), sealJSON(b)) })
 }
 
 // PutTrace stores a verification trace under its id. Traces are written
@@ -514,11 +514,12 @@ func (db *DB) PutTraces(traces []TraceRecord) error {
 func putTrace(tx *bolt.Tx, id string, trace []byte) error {
 	b := tx.Bucket(bucketTraces)
 	b.FillPercent = 0.95 // ids grow with time: pages fill and are rarely split again
+	sealed := sealJSON(trace)
 	if old := b.Get([]byte(id)); old != nil {
-		if string(old) == string(trace) {
+		if string(old) == string(sealed) {
 			return nil // Batch may run a function twice
 		}
 		return fmt.Errorf("store: trace %s already exists", id)
 	}
-	return b.Put([]byte(id), trace)
+	return b.Put([]byte(id), sealed)
 }
