@@ -102,7 +102,7 @@ func (db *DB) init() error {
 				return false, fmt.Errorf("%w: %s: missing bucket %q", ErrCorrupt, db.path, name)
 			}
 		}
-		return false, nil
+		return false, checkLaterBuckets(tx, db.path)
 	}
 	var fresh bool
 	err := db.view(func(tx *bolt.Tx) (err error) { fresh, err = check(tx); return err })
@@ -126,6 +126,34 @@ func (db *DB) init() error {
 		}
 		return tx.Bucket(bucketMeta).Put(keyFormat, binary.BigEndian.AppendUint32(nil, FormatVersion))
 	})
+}
+
+// checkLaterBuckets refuses a store that lacks a bucket of laterBuckets
+// and holds a bucket this build does not know: a store of an older build
+// lacks later buckets, one of a newer build holds more, but only a
+// damaged bucket name does both, and reading the missing bucket as empty
+// would then hide its records.
+func checkLaterBuckets(tx *bolt.Tx, path string) error {
+	known := map[string]bool{}
+	for _, name := range slices.Concat(allBuckets, laterBuckets) {
+		known[string(name)] = true
+	}
+	var unknown []byte
+	_ = tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+		if !known[string(name)] && unknown == nil {
+			unknown = slices.Clone(name)
+		}
+		return nil
+	})
+	if unknown == nil {
+		return nil
+	}
+	for _, name := range laterBuckets {
+		if tx.Bucket(name) == nil {
+			return fmt.Errorf("%w: %s: bucket %q is missing and an unknown bucket %q is there: a damaged bucket name", ErrCorrupt, path, name, unknown)
+		}
+	}
+	return nil
 }
 
 // createLaterBuckets gives a store written before a bucket of laterBuckets

@@ -35,7 +35,7 @@ func (db *DB) PutEvalRun(id string, record []byte) error {
 			}
 			return fmt.Errorf("store: evaluation run %s is already stored, with another record", id)
 		}
-		return b.Put([]byte(id), sealJSON(record))
+		return b.Put([]byte(id), sealJSON([]byte(id), record))
 	})
 }
 
@@ -59,7 +59,7 @@ func (t *Tx) EvalRun(id string) ([]byte, error) {
 // openEvalRun returns the JSON of the run record v stored under id, its
 // seal checked.
 func openEvalRun(id, v []byte) ([]byte, error) {
-	return openJSON(fmt.Sprintf("evaluation run %q", id), v)
+	return openJSON(fmt.Sprintf("evaluation run %q", id), id, v)
 }
 
 // ForEachEvalRun calls fn with every stored evaluation run, oldest first

@@ -119,6 +119,15 @@ func checkPagesOf(r io.ReaderAt, txid uint64) ([]Finding, error) {
 		return []Finding{{Kind: "bbolt", Detail: fmt.Sprintf("meta pages disagree on the page size (%d, %d)", m0.pageSize, m1.pageSize)}}, nil
 	}
 	w := &pageWalk{r: r, pageSize: pageSize, hwm: m.pgid}
+	// bbolt writes both meta pages when it creates a file and one on each
+	// commit, so both are valid unless one was damaged or its write torn
+	// by a crash; bbolt then reads the other, the transaction before: a
+	// consistent store that lacks the last commit.
+	for i, ok := range []bool{ok0, ok1} {
+		if !ok {
+			w.fail("meta page %d fails its checksum: the store is read as of transaction %d, the last commit may be lost", i, m.txid)
+		}
+	}
 	if m.pgid < 2 {
 		return []Finding{{Kind: "bbolt", Detail: fmt.Sprintf("high-water mark %d below the meta pages", m.pgid)}}, nil
 	}
@@ -180,11 +189,20 @@ func header(b []byte) *page {
 		overflow: le.Uint32(b[12:]), buf: b, span: len(b)}
 }
 
+// inside reports whether n bytes at offset o fall inside the page, making
+// a finding when they do not.
+func (w *pageWalk) inside(p *page, o, n uint64, what string) bool {
+	if o > uint64(p.span) || n > uint64(p.span)-o {
+		w.fail("page %d: %s [%d, +%d) outside the page's %d bytes", p.id, what, o, n, p.span)
+		return false
+	}
+	return true
+}
+
 // at returns n bytes at offset o of the page; ok is false (and a finding
 // made) when they fall outside it.
 func (w *pageWalk) at(p *page, o, n uint64, what string) ([]byte, bool) {
-	if o > uint64(p.span) || n > uint64(p.span)-o {
-		w.fail("page %d: %s [%d, +%d) outside the page's %d bytes", p.id, what, o, n, p.span)
+	if !w.inside(p, o, n, what) {
 		return nil, false
 	}
 	if o+n <= uint64(len(p.buf)) {
@@ -303,6 +321,12 @@ func (w *pageWalk) elements(p *page, lo, hi []byte, depth int) {
 	}
 	var children []child
 	prev := lo
+	// bbolt writes the keys and values right after the element array, in
+	// element order, with nothing between them, into a zeroed buffer
+	// (node.write): data must start where the last element's ended, and
+	// the rest of the page must be zero. A damaged count, position or
+	// size breaks one of the two.
+	next := uint64(boltPageHeader + p.count*boltElementSize)
 	for i := range p.count {
 		e := elems[i*boltElementSize:]
 		eo := uint64(boltPageHeader + i*boltElementSize) // offsets are relative to the element
@@ -313,11 +337,18 @@ func (w *pageWalk) elements(p *page, lo, hi []byte, depth int) {
 		} else {
 			flags, pos, ksize, vsize = le.Uint32(e), uint64(le.Uint32(e[4:])), uint64(le.Uint32(e[8:])), uint64(le.Uint32(e[12:]))
 		}
+		if eo+pos != next {
+			w.fail("page %d: element %d data at byte %d, where element %d's ended at %d", p.id, i, eo+pos, i-1, next)
+			return
+		}
+		next = eo + pos + ksize + vsize
 		key, ok := w.at(p, eo+pos, ksize, fmt.Sprintf("key %d", i))
 		if !ok {
 			return
 		}
 		switch {
+		case ksize == 0:
+			w.fail("page %d: key %d is empty", p.id, i)
 		case i == 0 && prev != nil && bytes.Compare(key, prev) < 0:
 			w.fail("page %d: first key %x below the parent's %x", p.id, key, prev)
 		case i > 0 && bytes.Compare(key, prev) <= 0:
@@ -326,12 +357,15 @@ func (w *pageWalk) elements(p *page, lo, hi []byte, depth int) {
 			w.fail("page %d: key %d (%x) not below the parent's next key %x", p.id, i, key, hi)
 		}
 		prev = key
+		if flags&^boltBucketLeaf != 0 {
+			w.fail("page %d: element %d has flags %#x", p.id, i, flags)
+		}
 		if p.flags == boltBranchPage {
 			children = append(children, child{le.Uint64(e[8:]), key})
 			continue
 		}
 		if flags&boltBucketLeaf == 0 {
-			if _, ok := w.at(p, eo+pos+ksize, vsize, fmt.Sprintf("value %d", i)); !ok {
+			if !w.inside(p, eo+pos+ksize, vsize, fmt.Sprintf("value %d", i)) {
 				return
 			}
 			continue
@@ -361,6 +395,18 @@ func (w *pageWalk) elements(p *page, lo, hi []byte, depth int) {
 			continue
 		}
 		w.elements(ip, nil, nil, depth+1)
+	}
+	if p.off < 0 {
+		if next != uint64(p.span) {
+			w.fail("inline bucket in page %d: %d bytes of data in %d", p.id, next, p.span)
+		}
+	} else if tail, ok := w.at(p, next, uint64(p.span)-next, "unused space"); ok {
+		for i, c := range tail {
+			if c != 0 {
+				w.fail("page %d: byte %d, past the last element's data (%d), is not zero", p.id, next+uint64(i), next)
+				break
+			}
+		}
 	}
 	for i, c := range children {
 		next := hi

@@ -318,7 +318,7 @@ func (t *Tx) ForEachFailure(fn func(*Failure) error) error {
 // decodeFailure decodes the failure record v stored under key k, which
 // must be its document id (its path when it has none).
 func decodeFailure(k, v []byte) (*Failure, error) {
-	j, err := openJSON("failure record "+strconv.Quote(string(k)), v)
+	j, err := openJSON("failure record "+strconv.Quote(string(k)), k, v)
 	if err != nil {
 		return nil, err
 	}
@@ -348,7 +348,7 @@ func (t *Tx) Trace(id string) ([]byte, error) {
 // openTrace returns the JSON of the trace b stored under id, its seal
 // checked.
 func openTrace(id, b []byte) ([]byte, error) {
-	return openJSON("trace "+strconv.Quote(string(id)), b)
+	return openJSON("trace "+strconv.Quote(string(id)), id, b)
 }
 
 // ForEachTrace calls fn with every stored trace whose id is from or after

@@ -80,7 +80,7 @@ func (db *DB) PutReviews(rs []Review) (ReviewCounts, error) {
 			if err != nil {
 				return err
 			}
-			if err := b.Put(k, sealJSON(v)); err != nil {
+			if err := b.Put(k, sealJSON(k, v)); err != nil {
 				return err
 			}
 		}
@@ -122,7 +122,7 @@ func (t *Tx) ForEachReview(fn func(*Review) error) error {
 }
 
 func decodeReview(k, v []byte) (*Review, error) {
-	j, err := openJSON(fmt.Sprintf("review record %q", k), v)
+	j, err := openJSON(fmt.Sprintf("review record %q", k), k, v)
 	if err != nil {
 		return nil, err
 	}

@@ -475,7 +475,7 @@ func (db *DB) PutFailure(f *Failure) error {
 	if key == "" {
 		key = f.Path
 	}
-	return db.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketFailures).Put([]byte(key), sealJSON(b)) })
+	return db.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketFailures).Put([]byte(key), sealJSON([]byte(key), b)) })
 }
 
 // PutTrace stores a verification trace under its id. Traces are written
@@ -514,7 +514,7 @@ func (db *DB) PutTraces(traces []TraceRecord) error {
 func putTrace(tx *bolt.Tx, id string, trace []byte) error {
 	b := tx.Bucket(bucketTraces)
 	b.FillPercent = 0.95 // ids grow with time: pages fill and are rarely split again
-	sealed := sealJSON(trace)
+	sealed := sealJSON([]byte(id), trace)
 	if old := b.Get([]byte(id)); old != nil {
 		if string(old) == string(sealed) {
 			return nil // Batch may run a function twice
