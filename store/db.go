@@ -128,23 +128,27 @@ func (db *DB) init() error {
 	})
 }
 
-// checkLaterBuckets refuses a store that lacks a bucket of laterBuckets
-// and holds a bucket this build does not know: a store of an older build
-// lacks later buckets, one of a newer build holds more, but only a
-// damaged bucket name does both, and reading the missing bucket as empty
-// would then hide its records.
+// checkLaterBuckets refuses a store whose top level holds a value (bbolt
+// keeps only buckets there: a damaged element flag made one), or that
+// lacks a bucket of laterBuckets and holds a bucket this build does not
+// know: a store of an older build lacks later buckets, one of a newer
+// build holds more, but only a damaged bucket name does both. Reading the
+// missing bucket as empty would hide its records.
 func checkLaterBuckets(tx *bolt.Tx, path string) error {
 	known := map[string]bool{}
 	for _, name := range slices.Concat(allBuckets, laterBuckets) {
 		known[string(name)] = true
 	}
 	var unknown []byte
-	_ = tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+	c := tx.Cursor()
+	for name, v := c.First(); name != nil; name, v = c.Next() {
+		if v != nil {
+			return fmt.Errorf("%w: %s: the top level holds a value %q, not a bucket", ErrCorrupt, path, name)
+		}
 		if !known[string(name)] && unknown == nil {
 			unknown = slices.Clone(name)
 		}
-		return nil
-	})
+	}
 	if unknown == nil {
 		return nil
 	}

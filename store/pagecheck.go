@@ -137,7 +137,7 @@ func checkPagesOf(r io.ReaderAt, txid uint64) ([]Finding, error) {
 	if synced {
 		w.freelist(m.freelist)
 	}
-	w.tree(m.root, nil, nil, 0)
+	w.tree(m.root, nil, nil, 0, true)
 	if synced {
 		for id := uint64(2); id < w.hwm; id++ {
 			if w.state[id] == pageUnseen {
@@ -279,8 +279,9 @@ func (w *pageWalk) freelist(id uint64) {
 }
 
 // tree walks the b+tree page id whose keys must lie in [lo, hi) (nil: no
-// bound).
-func (w *pageWalk) tree(id uint64, lo, hi []byte, depth int) {
+// bound). top says whether it is a page of the top-level (root) bucket,
+// whose leaves hold buckets only.
+func (w *pageWalk) tree(id uint64, lo, hi []byte, depth int, top bool) {
 	if depth > maxTreeDepth {
 		w.fail("page %d: tree deeper than %d pages", id, maxTreeDepth)
 		return
@@ -300,12 +301,12 @@ func (w *pageWalk) tree(id uint64, lo, hi []byte, depth int) {
 	if !w.mark(p) {
 		return
 	}
-	w.elements(p, lo, hi, depth)
+	w.elements(p, lo, hi, depth, top)
 }
 
 // elements checks the elements of a branch or leaf page, descending into
 // children and sub-buckets.
-func (w *pageWalk) elements(p *page, lo, hi []byte, depth int) {
+func (w *pageWalk) elements(p *page, lo, hi []byte, depth int, top bool) {
 	if p.flags == boltBranchPage && p.count == 0 {
 		w.fail("page %d: branch page without elements", p.id)
 		return
@@ -365,6 +366,9 @@ func (w *pageWalk) elements(p *page, lo, hi []byte, depth int) {
 			continue
 		}
 		if flags&boltBucketLeaf == 0 {
+			if top {
+				w.fail("page %d: key %q at the top level is a value, not a bucket", p.id, key)
+			}
 			if !w.inside(p, eo+pos+ksize, vsize, fmt.Sprintf("value %d", i)) {
 				return
 			}
@@ -379,7 +383,7 @@ func (w *pageWalk) elements(p *page, lo, hi []byte, depth int) {
 			continue
 		}
 		if root := le.Uint64(v); root != 0 {
-			w.tree(root, nil, nil, depth+1)
+			w.tree(root, nil, nil, depth+1, false)
 			continue
 		}
 		// An inline bucket: a leaf page inside the value.
@@ -394,7 +398,7 @@ func (w *pageWalk) elements(p *page, lo, hi []byte, depth int) {
 			w.fail("page %d: inline bucket %q: type %#x", p.id, key, ip.flags)
 			continue
 		}
-		w.elements(ip, nil, nil, depth+1)
+		w.elements(ip, nil, nil, depth+1, false)
 	}
 	if p.off < 0 {
 		if next != uint64(p.span) {
@@ -413,6 +417,6 @@ func (w *pageWalk) elements(p *page, lo, hi []byte, depth int) {
 		if i+1 < len(children) {
 			next = children[i+1].key
 		}
-		w.tree(c.id, c.key, next, depth+1)
+		w.tree(c.id, c.key, next, depth+1, top)
 	}
 }

@@ -232,18 +232,26 @@ func (t *Tx) ForEachVersion(fn func(*Version) error) error {
 	})
 }
 
-// ForEachChunk calls fn for every chunk of a version in ordinal order.
+// ForEachChunk calls fn for every chunk of a version in ordinal order:
+// ordinals 0 to the header's count less one, each once, or an error that
+// matches ErrCorrupt, so that a damaged key cannot leave a chunk out of an
+// export unnoticed.
 func (t *Tx) ForEachChunk(v *Version, fn func(*Chunk) error) error {
 	if v.Status == StatusDeleted {
 		return deletedErr(v)
 	}
 	prefix := seqKey(v.Seq)
 	c := t.tx.Bucket(bucketChunks).Cursor()
+	next := uint32(0)
 	for k, b := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, b = c.Next() {
 		if len(k) != 12 {
 			return fmt.Errorf("%w: chunk key %x of %d bytes", ErrCorrupt, k, len(k))
 		}
 		ord := binary.BigEndian.Uint32(k[8:])
+		if ord != next || int(ord) >= v.Chunks {
+			return fmt.Errorf("%w: chunk %s where chunk %d of %d was expected", ErrCorrupt, ChunkID(v.ID, ord), next, v.Chunks)
+		}
+		next++
 		ch, err := decodeChunk(b)
 		if err != nil {
 			return fmt.Errorf("chunk %s: %w", ChunkID(v.ID, ord), err)
@@ -254,6 +262,9 @@ func (t *Tx) ForEachChunk(v *Version, fn func(*Chunk) error) error {
 		if err := fn(ch); err != nil {
 			return err
 		}
+	}
+	if int(next) != v.Chunks {
+		return fmt.Errorf("%w: version %s has %d chunk records, its header says %d", ErrCorrupt, v.ID, next, v.Chunks)
 	}
 	return nil
 }
