@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -450,4 +451,19 @@ func keysOf(ms ...map[string]string) func(func(string) bool) {
 			}
 		}
 	}
+}
+
+// TestMain runs the tests with GODEBUG=invalidptr=0, as cmd/evidence runs
+// (its reexec_unix.go): a damaged element offset can point a slice bbolt
+// returns into the Go heap, which the garbage collector's check of
+// pointers would turn into a crash no recover catches.
+func TestMain(m *testing.M) {
+	if godebug := os.Getenv("GODEBUG"); !strings.Contains(godebug, "invalidptr=") {
+		if exe, err := os.Executable(); err == nil {
+			env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GODEBUG=") })
+			env = append(env, "GODEBUG="+strings.TrimPrefix(godebug+",invalidptr=0", ","))
+			_ = syscall.Exec(exe, os.Args, env)
+		}
+	}
+	os.Exit(m.Run())
 }

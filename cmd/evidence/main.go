@@ -11,7 +11,10 @@ import (
 	"github.com/evidence-rag/evidence/store"
 )
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	reexecGuarded()
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
 
 // run executes one command line and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
