@@ -83,7 +83,7 @@ func TestHostileMarkdown(t *testing.T) {
 // TestHostileHTMLAndText: the HTML extractor is a single pass of x/net/html's
 // tokenizer, which keeps no tree, and plain text a single pass: no nesting
 // or repetition makes them slower than linear, and what they extract is
-// no longer than the source (docs/contract.md#extraction-limits).
+// no longer than the source (docs/contract.md#validation-and-quarantine).
 func TestHostileHTMLAndText(t *testing.T) {
 	tests := []struct{ name, path, src string }{
 		{"2 MB of nested div", "h.html", strings.Repeat("<div>", 400_000)},

@@ -14,8 +14,17 @@
 //     inside the records, never in keys.
 //   - Every offset is a half-open range of Unicode code points into the
 //     version's canonical text, and every page number starts at 1.
+//   - Every record is sealed (a CRC-32C, record.go and jsonrecord.go),
+//     checked on every read, and refused unless it sits under its own key;
+//     a mismatch is ErrCorrupt (CorruptReason says which check), never a
+//     value.
 //
 // Caveats: values read inside a View (such as the bytes returned by
 // Tx.TextBytes) are only valid for the life of that transaction; copy them
-// out before it ends. store imports nothing of this project.
+// out before it ends. A damaged page can make bbolt return slices that
+// point past the file's mapping into the Go heap, where the garbage
+// collector's pointer check stops the process: run programs that read
+// stores with GODEBUG=invalidptr=0 (cmd/evidence sets it for itself). Check
+// walks the pages itself and needs no such help. store imports nothing of
+// this project.
 package store
