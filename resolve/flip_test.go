@@ -42,6 +42,7 @@ import (
 var (
 	flipAll  = flag.Bool("flip-all", os.Getenv("EVIDENCE_FLIP_ALL") != "", "byte-flip sweep: flip every byte of the store (also EVIDENCE_FLIP_ALL=1)")
 	flipBits = flag.Int("flip-bits", 1, "byte-flip sweep: bits flipped per byte, one at a time (1 to 8)")
+	flipAt   = flag.Int("flip-at", -1, "byte-flip sweep: flip only the byte at this offset (to look into one)")
 )
 
 const flipPrincipal = "analyst@example.com"
@@ -299,6 +300,9 @@ func newestMeta(raw []byte, pageSize int) int {
 
 // flipPositions returns the byte offsets the sweep flips.
 func flipPositions(raw []byte, pageSize int) []int {
+	if *flipAt >= 0 {
+		return []int{*flipAt}
+	}
 	if *flipAll {
 		out := make([]int, len(raw))
 		for i := range out {
