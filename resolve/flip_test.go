@@ -35,8 +35,8 @@ import (
 //     does not open at all).
 //
 // By default a sample of the bytes is flipped (every byte of the page
-// headers, element arrays and meta pages, and a random 1 in 24 of the
-// other non-zero bytes),
+// headers, element arrays, bucket headers and meta pages, and a random 1
+// in 24 of the other non-zero bytes),
 // one bit each; -flip-all flips every byte of the file, and -flip-bits=8
 // each of its 8 bits.
 var (
@@ -327,6 +327,20 @@ func flipPositions(raw []byte, pageSize int) []int {
 			for i := range min(16*n, pageSize-16) {
 				pick[p+16+i] = true
 			}
+			// The header of each bucket a leaf holds (root page, sequence)
+			// and of an inline bucket's page.
+			for e := range min(n, (pageSize-16)/16) {
+				eo := p + 16 + 16*e
+				if flags != 0x02 || le(raw[eo:eo+4])&1 == 0 {
+					continue
+				}
+				v := eo + le(raw[eo+4:eo+8]) + le(raw[eo+8:eo+12])
+				for i := range 32 {
+					if v+i < len(raw) {
+						pick[v+i] = true
+					}
+				}
+			}
 		}
 	}
 	rng := rand.New(rand.NewPCG(16, 2))
@@ -346,6 +360,9 @@ func flipPositions(raw []byte, pageSize int) []int {
 
 func TestByteFlipSweep(t *testing.T) {
 	raw, q := flipStore(t)
+	if p := os.Getenv("EVIDENCE_FLIP_DUMP"); p != "" {
+		_ = os.WriteFile(p, raw, 0o600)
+	}
 	pageSize := os.Getpagesize()
 	path := filepath.Join(t.TempDir(), "damaged.db")
 	base := flipRun(t, path, raw, q)
