@@ -381,12 +381,25 @@ func TestByteFlipSweep(t *testing.T) {
 	positions := flipPositions(raw, pageSize)
 	bits := max(1, min(*flipBits, 8))
 	t.Logf("%d-byte store, flipping %d bytes, %d bit(s) each", len(raw), len(positions), bits)
+	// A crash of the runtime names no flip: EVIDENCE_FLIP_TRACE names a
+	// file that holds the flip being run.
+	var trace *os.File
+	if p := os.Getenv("EVIDENCE_FLIP_TRACE"); p != "" {
+		var err error
+		if trace, err = os.Create(p); err != nil {
+			t.Fatal(err)
+		}
+		defer trace.Close()
+	}
 	var trials, refusedOpen, withFindings, unchanged, failures int
 	for _, pos := range positions {
 		for b := range bits {
 			mask := byte(1) << ((pos + b) % 8)
 			damaged := slices.Clone(raw)
 			damaged[pos] ^= mask
+			if trace != nil {
+				_, _ = trace.WriteAt([]byte(fmt.Sprintf("%10d %#04x\n", pos, mask)), 0)
+			}
 			watchdog := time.AfterFunc(20*time.Second, func() {
 				panic(fmt.Sprintf("byte flip at %d (mask %#x) runs past 20s", pos, mask))
 			})

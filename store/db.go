@@ -105,7 +105,7 @@ func (db *DB) init() error {
 		if err := checkLaterBuckets(tx, db.path); err != nil {
 			return false, err
 		}
-		return false, db.checkBucketRoots(tx)
+		return false, db.checkTop(uint64(tx.ID()))
 	}
 	var fresh bool
 	err := db.view(func(tx *bolt.Tx) (err error) { fresh, err = check(tx); return err })
@@ -158,41 +158,6 @@ func checkLaterBuckets(tx *bolt.Tx, path string) error {
 	for _, name := range laterBuckets {
 		if tx.Bucket(name) == nil {
 			return fmt.Errorf("%w: %s: bucket %q is missing and an unknown bucket %q is there: a damaged bucket name", ErrCorrupt, path, name, unknown)
-		}
-	}
-	return nil
-}
-
-// checkBucketRoots reads the page header of each bucket's root page (with
-// ReadAt, not through the map) and refuses the store unless it is a branch
-// or leaf page that names itself: bbolt trusts a bucket header's root page
-// id, and a damaged one that names a freelist or free page sends its
-// cursors down a descent that never reaches a leaf. One read a bucket, so
-// every open pays it; damage deeper in a tree is the audit's
-// (pagecheck.go).
-func (db *DB) checkBucketRoots(tx *bolt.Tx) error {
-	ps := int64(db.bolt.Info().PageSize)
-	size := tx.Size()
-	hdr := make([]byte, boltPageHeader)
-	c := tx.Cursor()
-	for name, _ := c.First(); name != nil; name, _ = c.Next() {
-		b := tx.Bucket(name)
-		if b == nil {
-			continue
-		}
-		root := uint64(b.Root())
-		if root == 0 {
-			continue // inline: its page is in the value
-		}
-		if root < 2 || int64(root) >= size/ps {
-			return fmt.Errorf("%w: %s: bucket %q: root page %d outside the file", ErrCorrupt, db.path, name, root)
-		}
-		if _, err := db.file.ReadAt(hdr, int64(root)*ps); err != nil {
-			return fmt.Errorf("%w: %s: bucket %q: reading its root page: %v", ErrCorrupt, db.path, name, err)
-		}
-		p := header(hdr)
-		if p.id != root || p.flags != boltBranchPage && p.flags != boltLeafPage {
-			return fmt.Errorf("%w: %s: bucket %q: root page %d is a page of type %#x calling itself %d", ErrCorrupt, db.path, name, root, p.flags, p.id)
 		}
 	}
 	return nil

@@ -64,7 +64,11 @@ type pageWalk struct {
 	r        io.ReaderAt
 	pageSize int
 	hwm      uint64
-	state    []uint8 // by page id
+	state    []uint8 // by page id; nil in a shallow walk, which uses top
+	// shallow walks the top-level tree only, with its inline buckets,
+	// checking the header of each other bucket's root page (checkTop).
+	shallow bool
+	top     map[uint64]uint8
 	findings []Finding
 	dropped  int // findings past maxPageFindings
 }
@@ -83,10 +87,30 @@ func (w *pageWalk) fail(format string, args ...any) {
 // cannot be read. No write may run beside it: the pages of older
 // transactions are reused.
 func (db *DB) checkPages(txid uint64) ([]Finding, error) {
-	return checkPagesOf(db.file, txid)
+	return checkPagesOf(db.file, txid, false)
 }
 
-func checkPagesOf(r io.ReaderAt, txid uint64) ([]Finding, error) {
+// checkTop walks the top-level tree of the file as of transaction txid:
+// its pages, the inline buckets in them, and the header of every other
+// bucket's root page. Every open runs it: bbolt copies an inline bucket
+// that is not aligned into the Go heap, and a damaged element offset or
+// size in it then makes slices into other heap objects, which the garbage
+// collector takes for pointers and stops the process over ("marked free
+// object", "bad pointer in Go heap"): nothing recovers from that. A root
+// page id that names no tree page would send bbolt's cursors down a
+// descent that never ends. Pages deeper in a tree are the audit's.
+func (db *DB) checkTop(txid uint64) error {
+	fs, err := checkPagesOf(db.file, txid, true)
+	if err != nil {
+		return err
+	}
+	if len(fs) > 0 {
+		return fmt.Errorf("%w: %s: %s", ErrCorrupt, db.path, fs[0].Detail)
+	}
+	return nil
+}
+
+func checkPagesOf(r io.ReaderAt, txid uint64, shallow bool) ([]Finding, error) {
 	head := make([]byte, boltPageHeader+boltMetaSize)
 	if _, err := r.ReadAt(head, 0); err != nil {
 		return nil, fmt.Errorf("store: reading the first meta page: %w", err)
@@ -118,7 +142,15 @@ func checkPagesOf(r io.ReaderAt, txid uint64) ([]Finding, error) {
 	if int(m.pageSize) != pageSize || pageSize < 512 || pageSize > 1<<20 {
 		return []Finding{{Kind: "bbolt", Detail: fmt.Sprintf("meta pages disagree on the page size (%d, %d)", m0.pageSize, m1.pageSize)}}, nil
 	}
-	w := &pageWalk{r: r, pageSize: pageSize, hwm: m.pgid}
+	w := &pageWalk{r: r, pageSize: pageSize, hwm: m.pgid, shallow: shallow}
+	if m.pgid < 2 {
+		return []Finding{{Kind: "bbolt", Detail: fmt.Sprintf("high-water mark %d below the meta pages", m.pgid)}}, nil
+	}
+	if shallow {
+		w.top = map[uint64]uint8{}
+		w.tree(m.root, nil, nil, 0, true)
+		return w.findings, nil
+	}
 	// bbolt writes both meta pages when it creates a file and one on each
 	// commit, so both are valid unless one was damaged or its write torn
 	// by a crash; bbolt then reads the other, the transaction before: a
@@ -127,9 +159,6 @@ func checkPagesOf(r io.ReaderAt, txid uint64) ([]Finding, error) {
 		if !ok {
 			w.fail("meta page %d fails its checksum: the store is read as of transaction %d, the last commit may be lost", i, m.txid)
 		}
-	}
-	if m.pgid < 2 {
-		return []Finding{{Kind: "bbolt", Detail: fmt.Sprintf("high-water mark %d below the meta pages", m.pgid)}}, nil
 	}
 	w.state = make([]uint8, m.pgid) // the file holds them all (preflight), so this is bounded by its size
 	w.state[0], w.state[1] = pageReached, pageReached
@@ -221,16 +250,31 @@ func (w *pageWalk) at(p *page, o, n uint64, what string) ([]byte, bool) {
 // not walked again).
 func (w *pageWalk) mark(p *page) bool {
 	for i := uint64(0); i <= uint64(p.overflow); i++ {
-		switch w.state[p.id+i] {
+		switch w.stateOf(p.id + i) {
 		case pageReached:
 			w.fail("page %d: multiple references", p.id+i)
 			return false
 		case pageFree:
 			w.fail("page %d: reachable freed", p.id+i)
 		}
-		w.state[p.id+i] = pageReached
+		w.setState(p.id+i, pageReached)
 	}
 	return true
+}
+
+func (w *pageWalk) stateOf(id uint64) uint8 {
+	if w.state == nil {
+		return w.top[id]
+	}
+	return w.state[id]
+}
+
+func (w *pageWalk) setState(id uint64, s uint8) {
+	if w.state == nil {
+		w.top[id] = s
+		return
+	}
+	w.state[id] = s
 }
 
 func (w *pageWalk) freelist(id uint64) {
@@ -383,7 +427,13 @@ func (w *pageWalk) elements(p *page, lo, hi []byte, depth int, top bool) {
 			continue
 		}
 		if root := le.Uint64(v); root != 0 {
-			w.tree(root, nil, nil, depth+1, false)
+			if !w.shallow {
+				w.tree(root, nil, nil, depth+1, false)
+			} else if root < 2 || root >= w.hwm {
+				w.fail("bucket %q: root page %d out of bounds [2, %d)", key, root, w.hwm)
+			} else if rp, ok := w.read(root); ok && rp.flags != boltBranchPage && rp.flags != boltLeafPage {
+				w.fail("bucket %q: root page %d has type %#x", key, root, rp.flags)
+			}
 			continue
 		}
 		// An inline bucket: a leaf page inside the value.
