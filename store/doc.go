@@ -21,10 +21,12 @@
 //
 // Caveats: values read inside a View (such as the bytes returned by
 // Tx.TextBytes) are only valid for the life of that transaction; copy them
-// out before it ends. A damaged page can make bbolt return slices that
-// point past the file's mapping into the Go heap, where the garbage
-// collector's pointer check stops the process: run programs that read
-// stores with GODEBUG=invalidptr=0 (cmd/evidence sets it for itself). Check
-// walks the pages itself and needs no such help. store imports nothing of
-// this project.
+// out before it ends. bbolt trusts its pages: Open checks the top-level
+// tree and its inline buckets (which bbolt copies into the Go heap, where
+// a damaged offset would crash the garbage collector), but a damaged page
+// deeper in a tree can make bbolt return slices past the file's mapping:
+// run programs that read stores with GODEBUG=invalidptr=0 (cmd/evidence
+// sets it for itself), so that the collector does not stop the process
+// over one. Check walks every page itself and needs no such help. store
+// imports nothing of this project.
 package store
