@@ -67,8 +67,8 @@ type pageWalk struct {
 	state    []uint8 // by page id; nil in a shallow walk, which uses top
 	// shallow walks the top-level tree only, with its inline buckets,
 	// checking the header of each other bucket's root page (checkTop).
-	shallow bool
-	top     map[uint64]uint8
+	shallow  bool
+	top      map[uint64]uint8
 	findings []Finding
 	dropped  int // findings past maxPageFindings
 }
