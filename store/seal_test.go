@@ -250,3 +250,77 @@ func TestCheckPagesDamage(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenChecksTopLevel: a store whose top-level tree is damaged where
+// bbolt would crash the process or loop (an inline bucket's element
+// offsets, which bbolt follows in a heap copy; a bucket root naming a page
+// that is no tree page) is refused on open.
+func TestOpenChecksTopLevel(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "evidence.db")
+	db, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutFailure(&Failure{Path: "a.pdf", DocumentID: "a.pdf", Reason: "encrypted"}); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Repeat("A text long enough for a page of its own. ", 200) // the texts bucket is no inline bucket
+	nv := &NewVersion{Version: Version{ID: strings.Repeat("a", 32), DocumentID: "doc", TextLen: len(text), TextBytes: len(text), Pages: 1,
+		TextHash: Hash([]byte(text))}, Text: NewText([]byte(text)), Layout: Layout{PageStarts: []int{0}}}
+	if _, err := db.PutVersion(nv); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	m0, _ := parseBoltRoot(orig)
+	m1, _ := parseBoltRoot(orig[m0.pageSize:])
+	m := m0
+	if m1.txid > m0.txid {
+		m = m1
+	}
+	ps := int(m.pageSize)
+	root := int(m.root) * ps
+	var inlineElem, bucketRoot, freelist = -1, -1, int(m.freelist) * ps
+	for e := range int(le.Uint16(orig[root+10:])) {
+		eo := root + 16 + 16*e
+		if le.Uint32(orig[eo:])&1 == 0 {
+			continue
+		}
+		v := eo + int(le.Uint32(orig[eo+4:])) + int(le.Uint32(orig[eo+8:]))
+		if le.Uint64(orig[v:]) == 0 && le.Uint16(orig[v+16+10:]) > 0 && inlineElem < 0 {
+			inlineElem = v + 16 + 16 // the first element of the inline page
+		} else if le.Uint64(orig[v:]) != 0 && bucketRoot < 0 {
+			bucketRoot = v
+		}
+	}
+	if inlineElem < 0 || bucketRoot < 0 {
+		t.Fatalf("no inline bucket or bucket root page in the top level (%d, %d)", inlineElem, bucketRoot)
+	}
+	for _, tt := range []struct {
+		name   string
+		damage func(b []byte)
+	}{
+		{"inline element value size", func(b []byte) { le.PutUint32(b[inlineElem+12:], 0x00FFFFFF) }},
+		{"inline element position", func(b []byte) { le.PutUint32(b[inlineElem+4:], 0x00FFFFFF) }},
+		{"bucket root names the freelist page", func(b []byte) { le.PutUint64(b[bucketRoot:], uint64(freelist/ps)) }},
+		{"bucket root past the file", func(b []byte) { le.PutUint64(b[bucketRoot:], 1<<33) }},
+	} {
+		b := bytes.Clone(orig)
+		tt.damage(b)
+		p := filepath.Join(t.TempDir(), "damaged.db")
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		db, err := Open(p, &Options{ReadOnly: true})
+		if err == nil {
+			db.Close()
+		}
+		if !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: Open got %v, want ErrCorrupt", tt.name, err)
+		}
+	}
+}
