@@ -25,7 +25,7 @@
 // tree and its inline buckets (which bbolt copies into the Go heap, where
 // a damaged offset would crash the garbage collector), but a damaged page
 // deeper in a tree can make bbolt return slices past the file's mapping:
-// run programs that read stores with GODEBUG=invalidptr=0 (cmd/evidence
+// run programs that read stores with GODEBUG=invalidptr=0 (evidence serve
 // sets it for itself), so that the collector does not stop the process
 // over one. Check walks every page itself and needs no such help. store
 // imports nothing of this project.

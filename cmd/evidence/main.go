@@ -11,10 +11,7 @@ import (
 	"github.com/evidence-rag/evidence/store"
 )
 
-func main() {
-	reexecGuarded()
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-}
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 // run executes one command line and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
