@@ -27,6 +27,11 @@
 //   - Coordinates are computed once, at extraction, and every chunk is
 //     checked against the stored text; a chunk that does not resolve is
 //     quarantined, never served.
+//   - Extraction is bounded for every format: PDFs in a contained worker
+//     process, text and HTML in one linear pass, Markdown only when it
+//     nests at most MaxMarkdownNesting containers deep (else too_complex).
+//   - A batch writes nothing once its context is done (an upload whose
+//     client went away is not stored).
 //
 // Caveats: sources must be UTF-8 (an HTML charset declaration is not
 // honoured), and a source that fails extraction is reported as a failed

@@ -21,6 +21,10 @@ var (
 	ErrUnsupported = errors.New("ingest: unsupported file type")
 	// ErrTooLarge is returned when a source is over the size limit.
 	ErrTooLarge = errors.New("ingest: source too large")
+	// ErrTooComplex is returned when a source's structure is past what its
+	// extractor parses in bounded time (Markdown nested deeper than
+	// MaxMarkdownNesting).
+	ErrTooComplex = errors.New("ingest: source too complex")
 )
 
 // Reason codes of a failed extraction, recorded with the failed ingest
@@ -31,6 +35,7 @@ const (
 	ReasonInvalidUTF8 = "invalid_utf8"
 	ReasonUnsupported = "unsupported"
 	ReasonTooLarge    = "too_large"
+	ReasonTooComplex  = "too_complex"
 	ReasonUnreadable  = "unreadable"
 	// ReasonNotFound fails a rebuild of a document the store does not hold.
 	ReasonNotFound = "not_found"
@@ -39,7 +44,7 @@ const (
 // ExtractError reports a source that could not be read or extracted at all.
 type ExtractError struct {
 	Path   string // the source path as given
-	Reason string // a reason code: empty, binary, invalid_utf8, unsupported, too_large, unreadable
+	Reason string // a reason code: empty, binary, invalid_utf8, unsupported, too_large, too_complex, unreadable
 	Err    error  // the cause, usually wrapping one of the sentinel errors
 }
 
@@ -70,6 +75,8 @@ func reasonOf(err error) string {
 		return ReasonUnsupported
 	case errors.Is(err, ErrTooLarge):
 		return ReasonTooLarge
+	case errors.Is(err, ErrTooComplex):
+		return ReasonTooComplex
 	}
 	return ReasonUnreadable
 }
@@ -118,7 +125,7 @@ func Detail(msg, path, reason string) string {
 
 // sentinels are the errors whose text a reason code says again.
 var sentinels = map[string]error{ReasonEmpty: ErrEmpty, ReasonBinary: ErrBinary, ReasonInvalidUTF8: ErrInvalidUTF8,
-	ReasonUnsupported: ErrUnsupported, ReasonTooLarge: ErrTooLarge}
+	ReasonUnsupported: ErrUnsupported, ReasonTooLarge: ErrTooLarge, ReasonTooComplex: ErrTooComplex}
 
 // oneLine replaces line breaks, which a path or an OS error may hold: batch
 // reports print one failure a line.

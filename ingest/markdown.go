@@ -55,9 +55,15 @@ func mdBlockParsers() []util.PrioritizedValue {
 // by a space; inline markup is kept. Headings with an empty title make no
 // section, and neither do lines of YAML or TOML front matter (from a first
 // line "---" or "+++" to the same line again; "..." also closes YAML).
+//
+// A source nested deeper than MaxMarkdownNesting block quotes and list
+// items fails with ErrTooComplex (reason too_complex) before it is parsed.
 func ExtractMarkdown(src []byte) (*Extracted, error) {
 	s, err := Normalize(src)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkMarkdownNesting(s); err != nil {
 		return nil, err
 	}
 	return &Extracted{

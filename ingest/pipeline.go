@@ -336,7 +336,7 @@ func Run(ctx context.Context, db Store, paths []string, opts Options) (*Summary,
 	}()
 	go func() { wg.Wait(); close(prepared) }()
 
-	write(db, prepared, report, opts.DryRun, map[store.ID]string{})
+	write(ctx, db, prepared, report, opts.DryRun, map[store.ID]string{})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -636,10 +636,17 @@ func clip(s string, n int) string {
 //
 // seen maps the source hash of each file stored in the batch to its
 // document id, for the warning that one file's bytes went under two ids.
-func write(db Store, in <-chan *prepared, report func(*Result), dryRun bool, seen map[store.ID]string) {
+//
+// Once ctx is done nothing more is written, failures included: what was
+// prepared is drained and dropped, and Run returns ctx's error. An upload
+// whose client went away is so not stored (docs/service.md).
+func write(ctx context.Context, db Store, in <-chan *prepared, report func(*Result), dryRun bool, seen map[store.ID]string) {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for p := range in {
+		if ctx.Err() != nil {
+			continue // drained, so that the workers end
+		}
 		if dryRun {
 			if p.version != nil {
 				predict(db, p.result, p.version)
@@ -671,6 +678,9 @@ func write(db Store, in <-chan *prepared, report func(*Result), dryRun bool, see
 			case <-timer.C:
 			default:
 			}
+		}
+		if ctx.Err() != nil {
+			continue
 		}
 		commit(db, group, report, seen)
 	}

@@ -263,11 +263,13 @@ func Links(tx *store.Tx, r *Resolution) (*DeepLink, error) {
 	if r.Start < 0 || r.End < r.Start || r.End > txt.Len() {
 		return nil, fmt.Errorf("%w: [%d, %d) of version %s with %d code points", ErrInvalidRange, r.Start, r.End, v.ID, txt.Len())
 	}
-	before, err := txt.Slice(max(0, r.Start-QuoteContext), r.Start)
+	// The quote's context is text beside the span, which the span's hash
+	// does not cover: it is checked on its own.
+	before, err := store.VerifySlice(v, txt, max(0, r.Start-QuoteContext), r.Start)
 	if err != nil {
 		return nil, err
 	}
-	after, err := txt.Slice(r.End, min(txt.Len(), r.End+QuoteContext))
+	after, err := store.VerifySlice(v, txt, r.End, min(txt.Len(), r.End+QuoteContext))
 	if err != nil {
 		return nil, err
 	}

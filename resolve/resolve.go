@@ -126,9 +126,11 @@ func chunkTx(tx *store.Tx, r *Resolution, principal string) error {
 	r.Text = string(span)
 	r.Page, r.PageEnd, r.PageLabel, r.SectionPath = c.Page, c.PageEnd, c.PageLabel, c.SectionPath
 	if v.Pages > 1 || v.MediaType == "application/pdf" {
-		if l, err := tx.Layout(v); err == nil {
-			r.LowConfidence = lowConfidence(l, c.Page)
+		l, err := tx.Layout(v)
+		if err != nil {
+			return err
 		}
+		r.LowConfidence = lowConfidence(l, c.Page)
 	}
 	return nil
 }

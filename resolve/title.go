@@ -32,7 +32,7 @@ func Title(tx *store.Tx, v *store.Version) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		before, err := txt.Slice(0, s.Start)
+		before, err := store.VerifySlice(v, txt, 0, s.Start)
 		if err != nil {
 			return "", err
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -24,6 +25,7 @@ type Options struct {
 // DB is an open evidence store.
 type DB struct {
 	bolt     *bolt.DB
+	file     *os.File // the same file, read by Check's page walk (pagecheck.go); it outlives an unlinked path
 	path     string
 	readOnly bool
 	docs     recordCache[Document]
@@ -62,9 +64,14 @@ func Open(path string, opts *Options) (db *DB, err error) {
 	case err != nil:
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	db = &DB{bolt: b, path: path, readOnly: opts.ReadOnly}
-	if err := db.init(); err != nil {
+	f, err := os.Open(path)
+	if err != nil {
 		b.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	db = &DB{bolt: b, file: f, path: path, readOnly: opts.ReadOnly}
+	if err := db.init(); err != nil {
+		db.Close()
 		return nil, err
 	}
 	return db, nil
@@ -95,7 +102,10 @@ func (db *DB) init() error {
 				return false, fmt.Errorf("%w: %s: missing bucket %q", ErrCorrupt, db.path, name)
 			}
 		}
-		return false, nil
+		if err := checkLaterBuckets(tx, db.path); err != nil {
+			return false, err
+		}
+		return false, db.checkTop(uint64(tx.ID()))
 	}
 	var fresh bool
 	err := db.view(func(tx *bolt.Tx) (err error) { fresh, err = check(tx); return err })
@@ -119,6 +129,38 @@ func (db *DB) init() error {
 		}
 		return tx.Bucket(bucketMeta).Put(keyFormat, binary.BigEndian.AppendUint32(nil, FormatVersion))
 	})
+}
+
+// checkLaterBuckets refuses a store whose top level holds a value (bbolt
+// keeps only buckets there: a damaged element flag made one), or that
+// lacks a bucket of laterBuckets and holds a bucket this build does not
+// know: a store of an older build lacks later buckets, one of a newer
+// build holds more, but only a damaged bucket name does both. Reading the
+// missing bucket as empty would hide its records.
+func checkLaterBuckets(tx *bolt.Tx, path string) error {
+	known := map[string]bool{}
+	for _, name := range slices.Concat(allBuckets, laterBuckets) {
+		known[string(name)] = true
+	}
+	var unknown []byte
+	c := tx.Cursor()
+	for name, v := c.First(); name != nil; name, v = c.Next() {
+		if v != nil {
+			return fmt.Errorf("%w: %s: the top level holds a value %q, not a bucket", ErrCorrupt, path, name)
+		}
+		if !known[string(name)] && unknown == nil {
+			unknown = slices.Clone(name)
+		}
+	}
+	if unknown == nil {
+		return nil
+	}
+	for _, name := range laterBuckets {
+		if tx.Bucket(name) == nil {
+			return fmt.Errorf("%w: %s: bucket %q is missing and an unknown bucket %q is there: a damaged bucket name", ErrCorrupt, path, name, unknown)
+		}
+	}
+	return nil
 }
 
 // createLaterBuckets gives a store written before a bucket of laterBuckets
@@ -154,7 +196,13 @@ func (db *DB) createLaterBuckets() error {
 func (db *DB) Path() string { return db.path }
 
 // Close releases the store.
-func (db *DB) Close() error { return db.bolt.Close() }
+func (db *DB) Close() error {
+	err := db.bolt.Close()
+	if cerr := db.file.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
 
 // View runs fn in a read-only transaction.
 func (db *DB) View(fn func(*Tx) error) error {
@@ -181,7 +229,7 @@ func guard(fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: %v", ErrCorrupt, r)
+			err = fmt.Errorf("%w: %v", errFault, r)
 		}
 	}()
 	return fn()

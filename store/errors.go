@@ -23,7 +23,39 @@ var (
 	ErrReadOnly = errors.New("store: opened read-only")
 	// ErrRange is returned when a code-point range falls outside a text.
 	ErrRange = errors.New("store: range out of bounds")
+	// ErrChecksum is returned when a sealed record fails its CRC-32C. It
+	// matches ErrCorrupt too.
+	ErrChecksum = fmt.Errorf("%w: record checksum mismatch", ErrCorrupt)
+	// errFault marks a panic or memory fault inside bbolt, recovered by
+	// guard. It matches ErrCorrupt.
+	errFault = fmt.Errorf("%w: fault reading the file", ErrCorrupt)
 )
+
+// Reasons a read was refused as corrupt, by CorruptReason: the label of the
+// service's corrupt-read metric and the reason of its 500 answer.
+const (
+	CorruptChecksum     = "checksum"      // a sealed record failed its CRC-32C
+	CorruptHashMismatch = "hash_mismatch" // a text or span failed its BLAKE3
+	CorruptFault        = "fault"         // bbolt panicked or faulted on a damaged page
+	CorruptMalformed    = "malformed"     // anything else: a record that does not decode, a key that names another record, a missing part
+)
+
+// CorruptReason classifies an error that matches ErrCorrupt; it returns ""
+// for any other error.
+func CorruptReason(err error) string {
+	var hm *HashMismatchError
+	switch {
+	case !errors.Is(err, ErrCorrupt):
+		return ""
+	case errors.Is(err, ErrChecksum):
+		return CorruptChecksum
+	case errors.As(err, &hm):
+		return CorruptHashMismatch
+	case errors.Is(err, errFault):
+		return CorruptFault
+	}
+	return CorruptMalformed
+}
 
 // HashMismatchError reports stored bytes whose BLAKE3 is not the recorded one.
 type HashMismatchError struct {

@@ -30,12 +30,12 @@ func (db *DB) PutEvalRun(id string, record []byte) error {
 		b := tx.Bucket(bucketEvalRuns)
 		b.FillPercent = 0.95 // ids grow with time, as traces'
 		if old := b.Get([]byte(id)); old != nil {
-			if bytes.Equal(old, record) {
+			if j, err := openEvalRun([]byte(id), old); err == nil && bytes.Equal(j, record) {
 				return nil
 			}
 			return fmt.Errorf("store: evaluation run %s is already stored, with another record", id)
 		}
-		return b.Put([]byte(id), record)
+		return b.Put([]byte(id), sealJSON([]byte(id), record))
 	})
 }
 
@@ -49,7 +49,17 @@ func (t *Tx) EvalRun(id string) ([]byte, error) {
 	if v == nil {
 		return nil, fmt.Errorf("%w: evaluation run %q", ErrNotFound, id)
 	}
-	return bytes.Clone(v), nil
+	j, err := openEvalRun([]byte(id), v)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Clone(j), nil
+}
+
+// openEvalRun returns the JSON of the run record v stored under id, its
+// seal checked.
+func openEvalRun(id, v []byte) ([]byte, error) {
+	return openJSON(fmt.Sprintf("evaluation run %q", id), id, v)
 }
 
 // ForEachEvalRun calls fn with every stored evaluation run, oldest first
@@ -60,13 +70,27 @@ func (t *Tx) ForEachEvalRun(fn func(id, record []byte) error) error {
 	if b == nil {
 		return nil
 	}
-	return b.ForEach(fn)
+	return b.ForEach(func(k, v []byte) error {
+		j, err := openEvalRun(k, v)
+		if err != nil {
+			return err
+		}
+		return fn(k, j)
+	})
 }
 
-// checkEvalRuns reports run records that are not JSON.
+// checkEvalRuns reports run records that fail their seal or are not JSON.
 func checkEvalRuns(t *Tx, add func(Finding)) {
-	_ = t.ForEachEvalRun(func(id, rec []byte) error {
-		if !json.Valid(rec) {
+	b := t.tx.Bucket(bucketEvalRuns)
+	if b == nil {
+		return
+	}
+	_ = b.ForEach(func(id, v []byte) error {
+		j, err := openEvalRun(id, v)
+		switch {
+		case err != nil:
+			add(Finding{Kind: decodeKind("record", err), Detail: err.Error()})
+		case !json.Valid(j):
 			add(Finding{Kind: "record", Detail: fmt.Sprintf("evaluation run %q: the record is not JSON", id)})
 		}
 		return nil

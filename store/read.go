@@ -2,9 +2,11 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -67,6 +69,9 @@ func (t *Tx) Document(id string) (*Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("document %q: %w", id, err)
 	}
+	if doc.ID != id {
+		return nil, keyErr("document", []byte(id), doc.ID)
+	}
 	return doc, nil
 }
 
@@ -80,7 +85,17 @@ func (t *Tx) Version(id string) (*Version, error) {
 	if err != nil {
 		return nil, fmt.Errorf("version %s: %w", id, err)
 	}
+	if ver.ID != id {
+		return nil, keyErr("version", []byte(id), ver.ID)
+	}
 	return ver, nil
+}
+
+// keyErr reports a record stored under the key of another: the record is
+// sealed, so its key was damaged, or the record was written there by
+// mistake; either way it is not the one asked for.
+func keyErr(what string, key []byte, holds string) error {
+	return fmt.Errorf("%w: %s key %q holds the record of %q", ErrCorrupt, what, key, holds)
 }
 
 func deletedErr(v *Version) error {
@@ -196,6 +211,9 @@ func (t *Tx) ForEachDocument(fn func(*Document) error) error {
 		if err != nil {
 			return fmt.Errorf("document %q: %w", k, err)
 		}
+		if doc.ID != string(k) {
+			return keyErr("document", k, doc.ID)
+		}
 		return fn(doc)
 	})
 }
@@ -207,25 +225,46 @@ func (t *Tx) ForEachVersion(fn func(*Version) error) error {
 		if err != nil {
 			return fmt.Errorf("version %s: %w", k, err)
 		}
+		if ver.ID != string(k) {
+			return keyErr("version", k, ver.ID)
+		}
 		return fn(ver)
 	})
 }
 
-// ForEachChunk calls fn for every chunk of a version in ordinal order.
+// ForEachChunk calls fn for every chunk of a version in ordinal order:
+// ordinals 0 to the header's count less one, each once, or an error that
+// matches ErrCorrupt, so that a damaged key cannot leave a chunk out of an
+// export unnoticed.
 func (t *Tx) ForEachChunk(v *Version, fn func(*Chunk) error) error {
 	if v.Status == StatusDeleted {
 		return deletedErr(v)
 	}
 	prefix := seqKey(v.Seq)
 	c := t.tx.Bucket(bucketChunks).Cursor()
+	next := uint32(0)
 	for k, b := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, b = c.Next() {
+		if len(k) != 12 {
+			return fmt.Errorf("%w: chunk key %x of %d bytes", ErrCorrupt, k, len(k))
+		}
+		ord := binary.BigEndian.Uint32(k[8:])
+		if ord != next || int(ord) >= v.Chunks {
+			return fmt.Errorf("%w: chunk %s where chunk %d of %d was expected", ErrCorrupt, ChunkID(v.ID, ord), next, v.Chunks)
+		}
+		next++
 		ch, err := decodeChunk(b)
 		if err != nil {
-			return fmt.Errorf("chunk %s-%d: %w", v.ID, binary.BigEndian.Uint32(k[8:]), err)
+			return fmt.Errorf("chunk %s: %w", ChunkID(v.ID, ord), err)
+		}
+		if ch.Version != v.ID || ch.Ordinal != ord {
+			return keyErr("chunk", []byte(ChunkID(v.ID, ord)), ch.ID())
 		}
 		if err := fn(ch); err != nil {
 			return err
 		}
+	}
+	if int(next) != v.Chunks {
+		return fmt.Errorf("%w: version %s has %d chunk records, its header says %d", ErrCorrupt, v.ID, next, v.Chunks)
 	}
 	return nil
 }
@@ -269,6 +308,9 @@ func (t *Tx) forEachIndexed(index []byte, what string, has func(*Chunk) bool, fn
 			}
 			seq = s
 		}
+		if ver.Seq != seq || ch.Ordinal != binary.BigEndian.Uint32(k[8:]) {
+			return fmt.Errorf("%w: chunk key %x holds chunk %s of sequence %d", ErrCorrupt, k, ch.ID(), ver.Seq)
+		}
 		return fn(ver, ch)
 	})
 }
@@ -276,12 +318,29 @@ func (t *Tx) forEachIndexed(index []byte, what string, has func(*Chunk) bool, fn
 // ForEachFailure calls fn for every recorded failed ingest.
 func (t *Tx) ForEachFailure(fn func(*Failure) error) error {
 	return t.tx.Bucket(bucketFailures).ForEach(func(k, v []byte) error {
-		var f Failure
-		if err := json.Unmarshal(v, &f); err != nil {
-			return fmt.Errorf("%w: failure record %q: %v", ErrCorrupt, k, err)
+		f, err := decodeFailure(k, v)
+		if err != nil {
+			return err
 		}
-		return fn(&f)
+		return fn(f)
 	})
+}
+
+// decodeFailure decodes the failure record v stored under key k, which
+// must be its document id (its path when it has none).
+func decodeFailure(k, v []byte) (*Failure, error) {
+	j, err := openJSON("failure record "+strconv.Quote(string(k)), k, v)
+	if err != nil {
+		return nil, err
+	}
+	var f Failure
+	if err := json.Unmarshal(j, &f); err != nil {
+		return nil, fmt.Errorf("%w: failure record %q: %v", ErrCorrupt, k, err)
+	}
+	if key := cmp.Or(f.DocumentID, f.Path); key != string(k) {
+		return nil, fmt.Errorf("%w: failure key %q holds the failure of %q", ErrCorrupt, k, key)
+	}
+	return &f, nil
 }
 
 // Trace returns a copy of a stored verification trace.
@@ -290,7 +349,21 @@ func (t *Tx) Trace(id string) ([]byte, error) {
 	if b == nil {
 		return nil, fmt.Errorf("%w: trace %q", ErrNotFound, id)
 	}
-	return bytes.Clone(b), nil
+	j, err := openTrace([]byte(id), b)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Clone(j), nil
+}
+
+// openTrace returns the JSON of the trace b stored under id, its seal
+// checked.
+func openTrace(id, b []byte) ([]byte, error) {
+	return openJSON("trace "+strconv.Quote(string(id)), id, b)
+}
+
+func openTraceSummary(id, b []byte) ([]byte, error) {
+	return openJSON("summary of trace "+strconv.Quote(string(id)), id, b)
 }
 
 // ForEachTrace calls fn with every stored trace whose id is from or after
@@ -301,7 +374,11 @@ func (t *Tx) Trace(id string) ([]byte, error) {
 func (t *Tx) ForEachTrace(from string, fn func(id, trace []byte) error) error {
 	c := t.tx.Bucket(bucketTraces).Cursor()
 	for k, v := c.Seek([]byte(from)); k != nil; k, v = c.Next() {
-		if err := fn(k, v); err != nil {
+		j, err := openTrace(k, v)
+		if err != nil {
+			return err
+		}
+		if err := fn(k, j); err != nil {
 			return err
 		}
 	}
@@ -310,22 +387,22 @@ func (t *Tx) ForEachTrace(from string, fn func(id, trace []byte) error) error {
 
 // ForEachTraceSummary calls fn with every stored trace whose id is from or
 // after from, in id order, with its summary (nil when it was stored
-// without one, or before summaries were). Reading the summary leaves the
-// trace's pages alone until fn reads the trace. What ForEachTrace says of
-// the bytes and of fn's error holds.
-func (t *Tx) ForEachTraceSummary(from string, fn func(id, summary, trace []byte) error) error {
+// without one, or before summaries were). The trace is read, and its seal
+// checked, only when fn calls trace: a summary leaves its pages alone.
+// What ForEachTrace says of the bytes and of fn's error holds.
+func (t *Tx) ForEachTraceSummary(from string, fn func(id, summary []byte, trace func() ([]byte, error)) error) error {
 	return t.traceSummaries(from, false, fn)
 }
 
 // ForEachTraceSummaryBefore is ForEachTraceSummary backwards: every trace
 // whose id is before before, newest (greatest id) first.
-func (t *Tx) ForEachTraceSummaryBefore(before string, fn func(id, summary, trace []byte) error) error {
+func (t *Tx) ForEachTraceSummaryBefore(before string, fn func(id, summary []byte, trace func() ([]byte, error)) error) error {
 	return t.traceSummaries(before, true, fn)
 }
 
 // traceSummaries walks the traces and their summaries side by side, each
 // with its own cursor: one seek each, then steps.
-func (t *Tx) traceSummaries(bound string, backward bool, fn func(id, summary, trace []byte) error) error {
+func (t *Tx) traceSummaries(bound string, backward bool, fn func(id, summary []byte, trace func() ([]byte, error)) error) error {
 	c := t.tx.Bucket(bucketTraces).Cursor()
 	var sc *bolt.Cursor
 	if b := t.tx.Bucket(bucketTraceSummaries); b != nil { // absent in a store opened read-only before it existed
@@ -355,9 +432,13 @@ func (t *Tx) traceSummaries(bound string, backward bool, fn func(id, summary, tr
 		}
 		var summary []byte
 		if sk != nil && bytes.Equal(sk, k) {
-			summary = sv
+			var err error
+			if summary, err = openTraceSummary(sk, sv); err != nil {
+				return err
+			}
 		}
-		if err := fn(k, summary, v); err != nil {
+		k, v := k, v
+		if err := fn(k, summary, func() ([]byte, error) { return openTrace(k, v) }); err != nil {
 			return err
 		}
 	}

@@ -193,7 +193,8 @@ func (d *decoder) version(what string, newest byte) byte {
 		rv := d.b[0]
 		body := d.b[:len(d.b)-4]
 		if crc32.Checksum(body, castagnoli) != binary.BigEndian.Uint32(d.b[len(d.b)-4:]) {
-			d.fail(what + " record checksum")
+			d.err = fmt.Errorf("%w (%s record)", ErrChecksum, what)
+			d.b = nil
 			return 0
 		}
 		d.b = body[1:]

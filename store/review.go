@@ -68,8 +68,7 @@ func (db *DB) PutReviews(rs []Review) (ReviewCounts, error) {
 			r := &rs[i]
 			k := reviewKey(r.TraceID, r.ClaimID)
 			if old := b.Get(k); old != nil {
-				var o Review
-				if err := json.Unmarshal(old, &o); err == nil && o.sameAs(r) {
+				if o, err := decodeReview(k, old); err == nil && o.sameAs(r) {
 					n.Unchanged++
 					continue
 				}
@@ -81,7 +80,7 @@ func (db *DB) PutReviews(rs []Review) (ReviewCounts, error) {
 			if err != nil {
 				return err
 			}
-			if err := b.Put(k, v); err != nil {
+			if err := b.Put(k, sealJSON(k, v)); err != nil {
 				return err
 			}
 		}
@@ -123,20 +122,16 @@ func (t *Tx) ForEachReview(fn func(*Review) error) error {
 }
 
 func decodeReview(k, v []byte) (*Review, error) {
+	j, err := openJSON(fmt.Sprintf("review record %q", k), k, v)
+	if err != nil {
+		return nil, err
+	}
 	var r Review
-	if err := json.Unmarshal(v, &r); err != nil {
+	if err := json.Unmarshal(j, &r); err != nil {
 		return nil, fmt.Errorf("%w: review record %q: %v", ErrCorrupt, k, err)
 	}
 	if !bytes.Equal(k, reviewKey(r.TraceID, r.ClaimID)) {
 		return nil, fmt.Errorf("%w: review key %q holds the review of claim %q of trace %s", ErrCorrupt, k, r.ClaimID, r.TraceID)
 	}
 	return &r, nil
-}
-
-// checkReviews reports review records that do not decode or sit under
-// another claim's key.
-func checkReviews(t *Tx, add func(Finding)) {
-	if err := t.ForEachReview(func(*Review) error { return nil }); err != nil {
-		add(Finding{Kind: "record", Detail: err.Error()})
-	}
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"unicode/utf8"
 )
 
@@ -20,7 +21,14 @@ type Text struct {
 	// cpStride-th code point; nil for ASCII text. It stays in its stored form
 	// so loading a text costs nothing.
 	index []byte
+	// blocks holds the big-endian CRC-32C of each textBlock bytes of b, as
+	// stored; nil for a text stored before block checksums, or not stored.
+	blocks []byte
 }
+
+// textBlock is the size of the blocks of a stored text that have a
+// CRC-32C of their own (see VerifySlice).
+const textBlock = 4096
 
 func (t Text) entry(i int) int { return int(binary.BigEndian.Uint32(t.index[4*i:])) }
 
@@ -104,11 +112,20 @@ func (t Text) CodePoint(off int) int {
 
 // Slice returns the bytes of the half-open code-point range [start, end).
 func (t Text) Slice(start, end int) ([]byte, error) {
-	if start < 0 || end < start || end > t.n {
-		return nil, fmt.Errorf("%w: [%d, %d) of a %d-code-point text", ErrRange, start, end, t.n)
+	bs, be, err := t.byteRange(start, end)
+	if err != nil {
+		return nil, err
 	}
-	bs := t.ByteOffset(start)
-	be := bs
+	return t.b[bs:be], nil
+}
+
+// byteRange converts the code-point range [start, end) to bytes.
+func (t Text) byteRange(start, end int) (bs, be int, err error) {
+	if start < 0 || end < start || end > t.n {
+		return 0, 0, fmt.Errorf("%w: [%d, %d) of a %d-code-point text", ErrRange, start, end, t.n)
+	}
+	bs = t.ByteOffset(start)
+	be = bs
 	if end > start {
 		if t.index == nil {
 			be = end
@@ -120,37 +137,112 @@ func (t Text) Slice(start, end int) ([]byte, error) {
 		}
 	}
 	if bs > be || be > len(t.b) { // only a damaged index gets here
-		return nil, fmt.Errorf("%w: code-point index maps [%d, %d) to bytes [%d, %d)", ErrCorrupt, start, end, bs, be)
+		return 0, 0, fmt.Errorf("%w: code-point index maps [%d, %d) to bytes [%d, %d)", ErrCorrupt, start, end, bs, be)
 	}
-	return t.b[bs:be], nil
+	return bs, be, nil
 }
 
-// encodeIndex serializes the code-point index for storage.
+// VerifySlice returns the bytes of the code-point range [start, end) of a
+// version's text after checking them (verify on read): against the
+// CRC-32C of the blocks of the text that hold them, or, for a text stored
+// before block checksums, the whole text against the version's BLAKE3.
+// What a reader is shown around a span (a quote's prefix and suffix, a
+// title) goes through it, so that no damaged byte is served beside a span
+// that passed its own hash.
+func VerifySlice(v *Version, txt Text, start, end int) ([]byte, error) {
+	bs, be, err := txt.byteRange(start, end)
+	if err != nil {
+		return nil, err
+	}
+	if txt.blocks == nil {
+		if err := VerifyText(v, txt); err != nil {
+			return nil, err
+		}
+		return txt.b[bs:be], nil
+	}
+	for i := bs / textBlock; i*textBlock < be; i++ {
+		blk := txt.b[i*textBlock : min(len(txt.b), (i+1)*textBlock)]
+		if crc32.Checksum(blk, castagnoli) != binary.BigEndian.Uint32(txt.blocks[4*i:]) {
+			return nil, &HashMismatchError{What: fmt.Sprintf("text of version %s, bytes [%d, %d)", v.ID, i*textBlock, i*textBlock+len(blk)), Want: v.TextHash, Got: Hash(txt.b)}
+		}
+	}
+	return txt.b[bs:be], nil
+}
+
+// blockCount is the number of checksummed blocks of a text of n bytes.
+func blockCount(n int) int { return (n + textBlock - 1) / textBlock }
+
+// encodeIndex serializes the code-point index for storage: the code-point
+// count, the entries, the CRC-32C of each textBlock bytes of the text,
+// then the CRC-32C of all that (the seal). The text has its BLAKE3; the
+// seal covers the index, which maps offsets into it, so a damaged entry
+// cannot slice another range of a text that passes its hash, and the
+// block checksums let a reader check a few bytes of a long text without
+// hashing all of it (VerifySlice).
 func (t Text) encodeIndex() []byte {
-	out := make([]byte, 8, 8+len(t.index))
+	nb := blockCount(len(t.b))
+	out := make([]byte, 8, 12+len(t.index)+4*nb)
 	binary.BigEndian.PutUint64(out, uint64(t.n))
-	return append(out, t.index...)
+	out = append(out, t.index...)
+	for i := range nb {
+		out = binary.BigEndian.AppendUint32(out, crc32.Checksum(t.b[i*textBlock:min(len(t.b), (i+1)*textBlock)], castagnoli))
+	}
+	return binary.BigEndian.AppendUint32(out, crc32.Checksum(out, castagnoli))
 }
 
 // loadText rebuilds a Text from stored bytes and a stored index without
-// scanning or copying either. A damaged index gives wrong offsets, never a
-// panic; callers verify what they slice against its recorded hash.
+// scanning or copying either, checking the index's seal. An index written
+// before seals has neither block checksums nor a seal, and is read
+// unchecked: a damaged one gives wrong offsets, never a panic, and callers
+// verify what they slice against its recorded hash.
 func loadText(b, idx []byte) (Text, error) {
 	if len(idx) < 8 || (len(idx)-8)%4 != 0 {
 		return Text{}, fmt.Errorf("%w: code-point index of %d bytes", ErrCorrupt, len(idx))
 	}
 	n := int(binary.BigEndian.Uint64(idx))
-	entries := (len(idx) - 8) / 4
-	t := Text{b: b, n: n}
+	words := (len(idx) - 8) / 4
+	entries := 0 // ASCII: none
+	if n != len(b) {
+		entries = (n + cpStride - 1) / cpStride
+	}
+	nb := blockCount(len(b))
+	var blocks []byte
+	sealed := entries >= 0 && words == entries+nb+1
+	switch {
+	case words == entries: // written before seals
+	case sealed:
+		end := len(idx) - 4
+		if crc32.Checksum(idx[:end], castagnoli) != binary.BigEndian.Uint32(idx[end:]) {
+			return Text{}, fmt.Errorf("%w (code-point index)", ErrChecksum)
+		}
+		blocks = idx[8+4*entries : end]
+		idx = idx[:8+4*entries]
+	default:
+		return Text{}, fmt.Errorf("%w: code-point index of %d words for %d code points in %d bytes", ErrCorrupt, words, n, len(b))
+	}
+	t := Text{b: b, n: n, blocks: blocks}
 	if entries == 0 {
 		if n != len(b) {
 			return Text{}, fmt.Errorf("%w: text of %d bytes has no index but claims %d code points", ErrCorrupt, len(b), n)
 		}
+		if len(b) == 0 {
+			t.blocks = nil // nothing to check
+		}
 		return t, nil
 	}
-	if entries != (n+cpStride-1)/cpStride {
-		return Text{}, fmt.Errorf("%w: code-point index has %d entries for %d code points", ErrCorrupt, entries, n)
-	}
 	t.index = idx[8:]
+	if !sealed {
+		// Unchecked, but at least the shape of an index: the first code
+		// point at byte 0, then ascending offsets inside the text. This
+		// also keeps a sealed index whose count was damaged from passing
+		// for an unsealed one, its CRC read as an entry.
+		prev := -1
+		for i := range entries {
+			if e := t.entry(i); e <= prev || e >= len(b) || (i == 0) != (e == 0) {
+				return Text{}, fmt.Errorf("%w: code-point index entry %d is byte %d", ErrCorrupt, i, e)
+			}
+			prev = t.entry(i)
+		}
+	}
 	return t, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -214,7 +215,7 @@ func TestEncodeIndex(t *testing.T) {
 	}
 	for _, tt := range tests {
 		idx := NewText([]byte(tt.s)).encodeIndex()
-		if got, want := len(idx), 8+4*tt.entries; got != want {
+		if got, want := len(idx), 8+4*tt.entries+4*blockCount(len(tt.s))+4; got != want { // count, entries, block CRCs, seal
 			t.Errorf("%.20q: index of %d bytes, want %d", tt.s, got, want)
 			continue
 		}
@@ -224,9 +225,40 @@ func TestEncodeIndex(t *testing.T) {
 	}
 }
 
+func flipped(b []byte, i int) []byte {
+	b = append([]byte(nil), b...)
+	b[i] ^= 0x10
+	return b
+}
+
+// TestLoadTextUnsealed: an index written before seals (no CRC) still
+// loads, and maps offsets as the sealed one does.
+func TestLoadTextUnsealed(t *testing.T) {
+	for _, s := range []string{"", "ascii only", strings.Repeat("é", 3*cpStride+5), strings.Repeat("x", 5*cpStride) + "é"} {
+		txt := NewText([]byte(s))
+		idx := txt.encodeIndex()
+		old, err := loadText([]byte(s), idx[:8+len(txt.index)])
+		if err != nil {
+			t.Errorf("%.20q: unsealed index: %v", s, err)
+			continue
+		}
+		sealed, err := loadText([]byte(s), idx)
+		if err != nil {
+			t.Fatalf("%.20q: sealed index: %v", s, err)
+		}
+		if old.blocks != nil || len(s) > 0 && sealed.blocks == nil {
+			t.Errorf("%.20q: block checksums %x unsealed, %x sealed", s, old.blocks, sealed.blocks)
+		}
+		if old.Len() != sealed.Len() || string(old.index) != string(sealed.index) {
+			t.Errorf("%.20q: unsealed index reads %d code points %x, sealed %d %x", s, old.Len(), old.index, sealed.Len(), sealed.index)
+		}
+	}
+}
+
 func TestLoadTextRejects(t *testing.T) {
 	wide := []byte(strings.Repeat("é", 3*cpStride))
 	good := NewText(wide).encodeIndex()
+	old := good[:8+4*3] // as written before seals: count and entries
 	withN := func(idx []byte, n uint64) []byte {
 		idx = append([]byte(nil), idx...)
 		binary.BigEndian.PutUint64(idx, n)
@@ -240,8 +272,14 @@ func TestLoadTextRejects(t *testing.T) {
 		{"nil index", wide, nil},
 		{"short header", wide, good[:7]},
 		{"partial entry", wide, good[:len(good)-1]},
-		{"missing entry", wide, good[:len(good)-4]},
+		{"missing entry", wide, old[:len(old)-4]},
+		{"sealed, missing entry", wide, slices.Delete(slices.Clone(good), 12, 16)},
+		{"block checksum changed", wide, flipped(good, len(good)-5)},
 		{"extra entry", wide, append(append([]byte(nil), good...), 0, 0, 0, 0)},
+		{"entry changed", wide, flipped(good, 8+4*1+3)},
+		{"seal changed", wide, flipped(good, len(good)-1)},
+		{"unsealed entry past the text", wide, flipped(old, 8+4*1)},
+		{"unsealed first entry not 0", wide, flipped(old, 8+3)},
 		{"no entries for wide text", wide, good[:8]},
 		{"ascii with wrong length", []byte("abc"), withN(NewText([]byte("abc")).encodeIndex(), 4)},
 		{"length for more entries", wide, withN(good, 3*cpStride+1)},
@@ -410,5 +448,39 @@ func BenchmarkSlice(b *testing.B) {
 			b.Fatal(err)
 		}
 		i++
+	}
+}
+
+// TestVerifySlice: a slice is checked against the CRC-32C of the blocks
+// that hold it, so damage in its block is refused and damage elsewhere
+// does not cost a hash of the whole text; a text stored before block
+// checksums is checked whole.
+func TestVerifySlice(t *testing.T) {
+	s := strings.Repeat("é", 2*textBlock) + strings.Repeat("x", textBlock) // blocks 0-3 é, 4 x
+	txt := NewText([]byte(s))
+	v := &Version{ID: "v", TextHash: Hash([]byte(s))}
+	damaged := []byte(s)
+	damaged[textBlock+1] ^= 0x01 // in block 1: code points 2048 to 4095
+	sealed, err := loadText(damaged, txt.encodeIndex())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := VerifySlice(v, sealed, 10, 20); err != nil || string(b) != strings.Repeat("é", 10) {
+		t.Errorf("slice in an undamaged block: got %q, %v", b, err)
+	}
+	for _, r := range [][2]int{{2048, 2050}, {2000, 2100}, {0, 5000}} {
+		if _, err := VerifySlice(v, sealed, r[0], r[1]); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("slice %v over the damaged block: got %v, want ErrCorrupt", r, err)
+		}
+	}
+	if _, err := VerifySlice(v, sealed, 5000, 5000); err != nil {
+		t.Errorf("empty slice: %v", err)
+	}
+	old, err := loadText(damaged, txt.encodeIndex()[:8+len(txt.index)])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := VerifySlice(v, old, 10, 20); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("unsealed index, damage elsewhere: got %v, want the whole text refused", err)
 	}
 }

@@ -478,7 +478,7 @@ func (db *DB) PutFailure(f *Failure) error {
 	if key == "" {
 		key = f.Path
 	}
-	return db.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketFailures).Put([]byte(key), b) })
+	return db.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketFailures).Put([]byte(key), sealJSON([]byte(key), b)) })
 }
 
 // PutTrace stores a verification trace under its id. Traces are written
@@ -526,13 +526,14 @@ func (db *DB) PutTraces(traces []TraceRecord) error {
 func putTrace(tx *bolt.Tx, r *TraceRecord) error {
 	b := tx.Bucket(bucketTraces)
 	b.FillPercent = 0.95 // ids grow with time: pages fill and are rarely split again
+	sealed := sealJSON([]byte(r.ID), r.Trace)
 	if old := b.Get([]byte(r.ID)); old != nil {
-		if string(old) == string(r.Trace) {
+		if string(old) == string(sealed) {
 			return nil // Batch may run a function twice
 		}
 		return fmt.Errorf("store: trace %s already exists", r.ID)
 	}
-	if err := b.Put([]byte(r.ID), r.Trace); err != nil {
+	if err := b.Put([]byte(r.ID), sealed); err != nil {
 		return err
 	}
 	if r.Summary == nil {
@@ -540,5 +541,5 @@ func putTrace(tx *bolt.Tx, r *TraceRecord) error {
 	}
 	sb := tx.Bucket(bucketTraceSummaries)
 	sb.FillPercent = 0.95
-	return sb.Put([]byte(r.ID), r.Summary)
+	return sb.Put([]byte(r.ID), sealJSON([]byte(r.ID), r.Summary))
 }

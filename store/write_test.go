@@ -698,7 +698,7 @@ func TestCheck(t *testing.T) {
 		{"extra chunk", func(tx *bolt.Tx) error {
 			last := b(tx, bucketChunks).Get(chunkKey(2, 2))
 			return b(tx, bucketChunks).Put(chunkKey(2, 3), slices.Clone(last))
-		}, []string{"chunk", "count"}},
+		}, []string{"count", "key"}},
 		{"chunk record garbage", func(tx *bolt.Tx) error {
 			return b(tx, bucketChunks).Put(chunkKey(1, 0), []byte("garbage"))
 		}, []string{"chunk", "count"}},

@@ -90,6 +90,9 @@ func DecodeRequest(b []byte) (*Request, error) {
 	if len(b) > MaxRequestBytes {
 		return nil, fmt.Errorf("%w: larger than %d bytes", ErrRequest, MaxRequestBytes)
 	}
+	if string(bytes.Trim(b, " \t\r\n")) == "null" { // decodes to nothing, without an error
+		return nil, fmt.Errorf("%w: the request is null, want a JSON object", ErrRequest)
+	}
 	var req Request
 	rest, err := json.Parse(b, &req, json.DisallowUnknownFields)
 	if err != nil {

@@ -139,7 +139,7 @@ func ListTraces(tx *store.Tx, f *TraceFilter, cursor string, limit, maxScan int)
 	skip := filterNeedles(f)
 	var last []byte // the last trace read, valid in tx
 	done := false   // the window's oldest trace was read
-	err := tx.ForEachTraceSummaryBefore(before, func(id, summary, b []byte) error {
+	err := tx.ForEachTraceSummaryBefore(before, func(id, summary []byte, b func() ([]byte, error)) error {
 		if string(id) < floor {
 			done = true
 			return errStopScan

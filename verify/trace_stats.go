@@ -99,7 +99,7 @@ func TraceStatsOf(tx *store.Tx, f *TraceFilter, by string) (*TraceStats, error) 
 		end = TraceIDFloor(f.Until.Add(time.Millisecond))
 	}
 	skip := filterNeedles(f)
-	err := tx.ForEachTraceSummary(from, func(id, summary, b []byte) error {
+	err := tx.ForEachTraceSummary(from, func(id, summary []byte, b func() ([]byte, error)) error {
 		if end != "" && string(id) >= end {
 			return errStopScan
 		}

@@ -108,7 +108,7 @@ func addOnce(s []string, v string) []string {
 
 // digest decodes a stored trace for listing and stats: its summary when
 // one of this form was stored, else the trace.
-func digest(id, summary, trace []byte) (*digested, error) {
+func digest(id, summary []byte, trace func() ([]byte, error)) (*digested, error) {
 	var t traceDigest
 	if summary != nil {
 		if _, err := json.Parse(summary, &t, json.DontMatchCaseInsensitiveStructFields); err == nil && t.V == traceSummaryVersion {
@@ -116,7 +116,11 @@ func digest(id, summary, trace []byte) (*digested, error) {
 		}
 		t = traceDigest{}
 	}
-	if _, err := json.Parse(trace, &t, json.DontMatchCaseInsensitiveStructFields); err != nil {
+	b, err := trace()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := json.Parse(b, &t, json.DontMatchCaseInsensitiveStructFields); err != nil {
 		return nil, fmt.Errorf("%w: trace %s: %v", store.ErrCorrupt, id, err)
 	}
 	return t.digested(string(id)), nil

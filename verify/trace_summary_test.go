@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"errors"
 	"testing"
 	"time"
 )
@@ -35,7 +36,7 @@ func TestSummaryNeedles(t *testing.T) {
 		if got := filterNeedles(&tt.f).rejects(b); got != tt.reject {
 			t.Errorf("%+v: rejects %v, want %v (summary %s)", tt.f, got, tt.reject, b)
 		}
-		d, err := digest([]byte("01"), b, nil)
+		d, err := digest([]byte("01"), b, func() ([]byte, error) { return nil, errors.New("the trace was read") })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -464,7 +464,7 @@ func (c *checker) versionHead(id string) string {
 	h := ""
 	if v, err := c.tx.Version(id); err == nil {
 		if txt, err := c.tx.Text(v); err == nil {
-			if b, err := txt.Slice(0, min(headCodePoints, v.TextLen)); err == nil {
+			if b, err := store.VerifySlice(v, txt, 0, min(headCodePoints, v.TextLen)); err == nil {
 				h = string(b)
 			}
 		}
@@ -499,7 +499,7 @@ func (c *checker) locate(r *resolve.Resolution, quote string) *Location {
 		return nil
 	}
 	txt, err := c.tx.Text(v)
-	if err != nil {
+	if err != nil || store.VerifyText(v, txt) != nil { // the whole text is searched: it is checked whole
 		return nil
 	}
 	m := match.Find(string(txt.Bytes()), quote, match.Options{Hint: r.Start, MaxDistance: c.pol.FuzzyMaxDistance})

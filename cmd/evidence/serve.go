@@ -68,6 +68,7 @@ X-Request-ID, else one made up; every response carries it), route pattern, statu
 principal; never a body, a raw path or query, or an error message, so never document text.`,
 		Args: argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			reexecGuarded() // a long-lived reader of a store that may be damaged (reexec_unix.go)
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return runServe(ctx, o, so, nil)

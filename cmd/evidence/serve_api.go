@@ -8,6 +8,7 @@ import (
 	"fmt"
 	segjson "github.com/segmentio/encoding/json"
 	"io"
+	"io/fs"
 	"log"
 	"log/slog"
 	"mime"
@@ -152,8 +153,9 @@ func (s *server) handle(pattern string, need access, h handlerFunc) {
 			if !errors.As(err, &he) {
 				s.log.Printf("%s %s: %v", r.Method, pattern, err)
 				he = errorf(http.StatusInternalServerError, "internal", "internal error")
-				if errors.Is(err, store.ErrCorrupt) {
-					he.message = "the store failed a consistency check; nothing was served"
+				if reason := store.CorruptReason(err); reason != "" {
+					he.message, he.reason = "the store failed a consistency check ("+reason+"); nothing was served", reason
+					s.metrics.corrupt.WithLabelValues(reason).Inc()
 				}
 			}
 			errCode = he.code
@@ -304,8 +306,9 @@ func writeError(w http.ResponseWriter, e *httpError) {
 	type body struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
+		Reason  string `json:"reason,omitempty"`
 	}
-	_ = writeJSON(w, e.status, map[string]body{"error": {e.code, e.message}})
+	_ = writeJSON(w, e.status, map[string]body{"error": {e.code, e.message, e.reason}})
 }
 
 // readBody reads a JSON request body within the size limit.
@@ -338,6 +341,9 @@ func (s *server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 // decodeStrict decodes one JSON object, refusing unknown fields and
 // trailing data.
 func decodeStrict(b []byte, v any) error {
+	if string(bytes.Trim(b, " \t\r\n")) == "null" { // decodes to nothing, without an error
+		return errorf(http.StatusBadRequest, "bad_request", "malformed JSON: the body is null, want an object")
+	}
 	rest, err := segjson.Parse(b, v, segjson.DisallowUnknownFields)
 	if err != nil {
 		return errorf(http.StatusBadRequest, "bad_request", "malformed JSON: %v", err)
@@ -560,6 +566,9 @@ func (s *server) getText(w http.ResponseWriter, r *http.Request, c *caller) erro
 	if err != nil {
 		return err
 	}
+	if end >= 0 && end < start {
+		return errorf(http.StatusBadRequest, "bad_request", "range [%d, %d) is reversed: end before start", start, end)
+	}
 	if end < 0 && store.ValidVersionID(version) {
 		err := s.db.View(func(tx *store.Tx) error {
 			if v, err := tx.Version(version); err == nil {
@@ -773,11 +782,13 @@ func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 		return fmt.Errorf("ingest of one upload gave %d results", len(sum.Results))
 	}
 	res := *sum.Results[0]
-	// The temporary paths are ours, not the caller's.
+	// The temporary paths are ours, not the caller's, and so is the
+	// store's (a store that failed to write, on a full disk, names its file).
 	res.Path = name
+	ours := strings.NewReplacer(s.db.Path(), "the store", dir, "the server's temporary directory")
 	// And the messages name the upload's fields, not the CLI's flags.
-	res.Error = fieldNames.Replace(up.hide(res.Error, path, name))
-	res.Hint = fieldNames.Replace(up.hide(res.Hint, path, name))
+	res.Error = fieldNames.Replace(ours.Replace(up.hide(res.Error, path, name)))
+	res.Hint = fieldNames.Replace(ours.Replace(up.hide(res.Hint, path, name)))
 	status := http.StatusCreated
 	switch res.Status {
 	case ingest.Unchanged:
@@ -825,21 +836,55 @@ func chunkFields(fields url.Values) (ingest.ChunkOptions, error) {
 func saveBody(r io.Reader, path string) (int64, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
-		return 0, err
+		return 0, &saveError{err}
 	}
-	n, err := io.Copy(f, r)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	w := &saveWriter{f: f}
+	n, err := io.Copy(w, r)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = &saveError{cerr}
+	}
+	if w.err != nil {
+		err = &saveError{w.err}
 	}
 	return n, err
 }
 
+// saveWriter writes an upload to its temporary file, keeping its own
+// errors apart from the body's.
+type saveWriter struct {
+	f   *os.File
+	err error
+}
+
+func (w *saveWriter) Write(b []byte) (int, error) {
+	n, err := w.f.Write(b)
+	if err != nil {
+		w.err = err
+	}
+	return n, err
+}
+
+// saveError is a failure of the server to keep an upload (a full disk),
+// not of the caller to send it.
+type saveError struct{ err error }
+
+func (e *saveError) Error() string { return e.err.Error() }
+func (e *saveError) Unwrap() error { return e.err }
+
 // uploadError answers a failure to read an upload: 413 past the limit
-// (which multipart may report only in words), else 400.
+// (which multipart may report only in words), 503 when the server could
+// not keep it (the cause without the server's paths), else 400.
 func uploadError(err error, limit int64) error {
 	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) || strings.Contains(err.Error(), "request body too large") {
+	var se *saveError
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &mbe) || strings.Contains(err.Error(), "request body too large"):
 		return errorf(http.StatusRequestEntityTooLarge, "payload_too_large", "upload larger than %d bytes", limit)
+	case errors.As(err, &se) && errors.As(err, &pe):
+		return errorf(http.StatusServiceUnavailable, "unavailable", "the server could not keep the upload: %v", pe.Err)
+	case errors.As(err, &se):
+		return errorf(http.StatusServiceUnavailable, "unavailable", "the server could not keep the upload")
 	}
 	return errorf(http.StatusBadRequest, "bad_request", "reading the upload: %v", err)
 }

@@ -131,6 +131,7 @@ type httpError struct {
 	status  int
 	code    string
 	message string
+	reason  string // of a refused corrupt read: store.CorruptReason
 }
 
 func (e *httpError) Error() string { return e.message }

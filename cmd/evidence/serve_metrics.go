@@ -32,6 +32,7 @@ type serverMetrics struct {
 	judgeCalls    *prometheus.CounterVec
 	judgeLatency  *prometheus.HistogramVec
 	quarantine    *quarantineCollector
+	corrupt       *prometheus.CounterVec
 }
 
 func newServerMetrics(db *store.DB) *serverMetrics {
@@ -66,12 +67,18 @@ func newServerMetrics(db *store.DB) *serverMetrics {
 		Name: "evidence_judge_call_seconds", Help: "Time a model judge took to answer (cached verdicts excluded), by judge id.",
 		Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
 	}, []string{"judge"})
+	m.corrupt = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "evidence_store_corrupt_reads_total", Help: "Requests refused because stored bytes failed a check (500), by reason (checksum, hash_mismatch, fault, malformed).",
+	}, []string{"reason"})
+	for _, r := range []string{store.CorruptChecksum, store.CorruptHashMismatch, store.CorruptFault, store.CorruptMalformed} {
+		m.corrupt.WithLabelValues(r)
+	}
 	for _, c := range []string{verify.FailSupport, verify.FailCoverage, verify.FailResolution, verify.FailVersion, verify.FailPermission} {
 		m.failures.WithLabelValues(c)
 	}
 	m.quarantine = &quarantineCollector{db: db, desc: prometheus.NewDesc("evidence_quarantined_chunks",
 		"Quarantined chunks of current versions, by reason code.", []string{"reason"}, nil)}
-	m.reg.MustRegister(m.requests, m.latency, m.resolutions, m.verifications, m.failures, m.ingests, m.traces, m.judgeCalls, m.judgeLatency, m.quarantine,
+	m.reg.MustRegister(m.requests, m.latency, m.resolutions, m.verifications, m.failures, m.ingests, m.traces, m.judgeCalls, m.judgeLatency, m.quarantine, m.corrupt,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 	return m

@@ -161,7 +161,7 @@ func TestServeTraceList(t *testing.T) {
 			// Every trace the server stored carries its summary.
 			n := 0
 			if err := e.db.View(func(tx *store.Tx) error {
-				return tx.ForEachTraceSummary("", func(id, summary, _ []byte) error {
+				return tx.ForEachTraceSummary("", func(id, summary []byte, _ func() ([]byte, error)) error {
 					n++
 					if !bytes.HasPrefix(summary, []byte(`{"v":1,`)) {
 						t.Errorf("trace %s stored without a summary: %q", id, summary)
