@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -20,6 +22,8 @@ type Options struct {
 	ReadOnly bool
 	// LockTimeout bounds the wait for another process's lock. Zero means 1s.
 	LockTimeout time.Duration
+
+	migrating bool // Migrate's open: an older format, writable
 }
 
 // DB is an open evidence store.
@@ -28,6 +32,7 @@ type DB struct {
 	file     *os.File // the same file, read by Check's page walk (pagecheck.go); it outlives an unlinked path
 	path     string
 	readOnly bool
+	format   int // of the file: FormatVersion, or an older one read-only
 	docs     recordCache[Document]
 	versions recordCache[Version]
 	layouts  recordCache[Layout]
@@ -49,7 +54,7 @@ func Open(path string, opts *Options) (db *DB, err error) {
 		return nil, err
 	}
 	var b *bolt.DB
-	err = guard(func() error {
+	err = guard(inBolt, func() error {
 		var err error
 		b, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, ReadOnly: opts.ReadOnly})
 		return err
@@ -70,15 +75,17 @@ func Open(path string, opts *Options) (db *DB, err error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	db = &DB{bolt: b, file: f, path: path, readOnly: opts.ReadOnly}
-	if err := db.init(); err != nil {
+	if err := db.init(opts.migrating); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return db, nil
 }
 
-// init creates the buckets of a new store, or checks the format of an existing one.
-func (db *DB) init() error {
+// init creates the buckets of a new store, or checks the format of an
+// existing one: FormatVersion, or an older one this build reads
+// (oldestFormat on) when opened read-only or by Migrate.
+func (db *DB) init(migrating bool) error {
 	check := func(tx *bolt.Tx) (fresh bool, err error) {
 		meta := tx.Bucket(bucketMeta)
 		if meta == nil {
@@ -94,9 +101,20 @@ func (db *DB) init() error {
 		if len(v) != 4 {
 			return false, fmt.Errorf("%w: %s: missing format version", ErrNotStore, db.path)
 		}
-		if f := binary.BigEndian.Uint32(v); f != FormatVersion {
-			return false, fmt.Errorf("%w: %s has format %d, this build reads format %d", ErrFormat, db.path, f, FormatVersion)
+		f := binary.BigEndian.Uint32(v)
+		if err := checkEarlyFormat1(tx, db.path, f); err != nil {
+			return false, err
 		}
+		switch {
+		case f == FormatVersion:
+		case f > FormatVersion:
+			return false, fmt.Errorf("%w: %s has format %d, written by a newer build; this build reads formats %d to %d", ErrFormat, db.path, f, oldestFormat, FormatVersion)
+		case f < oldestFormat:
+			return false, fmt.Errorf("%w: %s has format %d; this build reads formats %d to %d", ErrFormat, db.path, f, oldestFormat, FormatVersion)
+		case !db.readOnly && !migrating:
+			return false, fmt.Errorf("%w: %s has format %d and this build writes format %d: run `evidence migrate --db %s` first (it upgrades the file in place, in one transaction; copy the file before if you may go back to an older build); it can be read as it is", ErrFormat, db.path, f, FormatVersion, db.path)
+		}
+		db.format = int(f)
 		for _, name := range allBuckets {
 			if tx.Bucket(name) == nil {
 				return false, fmt.Errorf("%w: %s: missing bucket %q", ErrCorrupt, db.path, name)
@@ -127,6 +145,7 @@ func (db *DB) init() error {
 				return err
 			}
 		}
+		db.format = FormatVersion
 		return tx.Bucket(bucketMeta).Put(keyFormat, binary.BigEndian.AppendUint32(nil, FormatVersion))
 	})
 }
@@ -210,29 +229,77 @@ func (db *DB) View(fn func(*Tx) error) error {
 }
 
 func (db *DB) view(fn func(*bolt.Tx) error) error {
-	return guard(func() error { return db.bolt.View(fn) })
+	return db.guard(func() error { return db.bolt.View(fn) })
 }
 
 func (db *DB) update(fn func(*bolt.Tx) error) error {
 	if db.readOnly {
 		return fmt.Errorf("%w: %s", ErrReadOnly, db.path)
 	}
-	return guard(func() error { return db.bolt.Update(fn) })
+	return db.guard(func() error { return db.bolt.Update(fn) })
 }
 
-// guard turns a panic inside bbolt, or a fault on the mapped file, into
-// ErrCorrupt: bbolt trusts its pages and panics on a damaged one. It wraps
-// the caller's View function too, because values read there point into the
-// mapped file; the panic value is kept in the message so that a programming
-// error still shows what it was.
-func guard(fn func() error) (err error) {
+// guard turns what a damaged file does into ErrCorrupt: a panic inside
+// bbolt, which trusts its pages, or a memory fault at an address of the
+// mapped file (values read in the caller's View function point into it).
+// Any other panic is the program's, a nil dereference in a caller say, and
+// is raised again: reporting it as damage would send the reader to repair
+// a sound store and hide the bug.
+func (db *DB) guard(fn func() error) error { return guard(db.fileFault, fn) }
+
+// guard runs fn, turning a panic that fromFile says the file caused into
+// errFault and raising any other again.
+func guard(fromFile func(any) bool, fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
+			if !fromFile(r) {
+				panic(r)
+			}
 			err = fmt.Errorf("%w: %v", errFault, r)
 		}
 	}()
 	return fn()
+}
+
+// inBolt reports whether the panic being recovered was raised in bbolt's
+// code: Open's guard, before there is a mapping to compare addresses with.
+func inBolt(any) bool {
+	f := panicOrigin()
+	return strings.HasPrefix(f, "go.etcd.io/bbolt.") || strings.HasPrefix(f, "go.etcd.io/bbolt/")
+}
+
+// fileFault reports whether the panic r, being recovered in a deferred
+// call, came from the file: raised in bbolt's code, or a memory fault at
+// or past the start of bbolt's mapping. The panicking frames are still on
+// the stack below the deferred call.
+func (db *DB) fileFault(r any) bool {
+	if fault, ok := r.(interface{ Addr() uintptr }); ok {
+		if base := db.bolt.Info().Data; base != 0 && fault.Addr() >= base {
+			return true
+		}
+	}
+	return inBolt(r)
+}
+
+// panicOrigin names the function that raised the panic being recovered:
+// the first frame below runtime.gopanic that is not the runtime's.
+func panicOrigin() string {
+	pcs := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	panicking := false
+	for {
+		f, more := frames.Next()
+		switch {
+		case f.Function == "runtime.gopanic":
+			panicking = true
+		case panicking && !strings.HasPrefix(f.Function, "runtime."):
+			return f.Function
+		}
+		if !more {
+			return ""
+		}
+	}
 }
 
 // Snapshot writes a consistent copy of the whole store, a bbolt file that

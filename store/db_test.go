@@ -543,3 +543,38 @@ func TestStoreFileNotWorldReadable(t *testing.T) {
 		t.Errorf("store file mode %v, want no access for group and others", perm)
 	}
 }
+
+// TestGuardRaisesProgramPanics: a panic of the caller's own making inside
+// a View function (here a nil dereference) is raised again, not reported
+// as a damaged store; the store stays usable after it.
+func TestGuardRaisesProgramPanics(t *testing.T) {
+	db := storetest.Open(t)
+	var p *store.Version
+	func() {
+		defer func() {
+			r := recover()
+			if r == nil {
+				t.Fatal("the nil dereference was swallowed")
+			}
+			if err, ok := r.(error); ok && errors.Is(err, store.ErrCorrupt) {
+				t.Fatalf("reported as damage: %v", err)
+			}
+		}()
+		_ = db.View(func(*store.Tx) error {
+			_ = p.ID // the caller's bug
+			return nil
+		})
+		t.Fatal("View returned")
+	}()
+	if err := db.View(func(*store.Tx) error { return nil }); err != nil {
+		t.Fatalf("the store after the panic: %v", err)
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != "the caller's" {
+				t.Fatalf("recovered %v, want the caller's own panic value", r)
+			}
+		}()
+		_ = db.View(func(*store.Tx) error { panic("the caller's") })
+	}()
+}

@@ -58,7 +58,7 @@ func TestPutEvalRun(t *testing.T) {
 
 // TestEvalRunsBucketAdded: the committed format-1 store, written before
 // the evalruns bucket existed, opens read-only with no runs and without
-// being written to, and gets the bucket on its first writable open.
+// being written to, and gets the bucket when it is migrated.
 func TestEvalRunsBucketAdded(t *testing.T) {
 	b, err := os.ReadFile(fixtureFile)
 	if err != nil {
@@ -99,7 +99,7 @@ func TestEvalRunsBucketAdded(t *testing.T) {
 	if hasBucket() {
 		t.Fatal("a read-only open wrote the bucket")
 	}
-	db := storetest.OpenPath(t, path, nil)
+	db := openMigrated(t, path)
 	if err := db.PutEvalRun("r1", []byte(`{}`)); err != nil {
 		t.Fatalf("PutEvalRun after the upgrade: %v", err)
 	}

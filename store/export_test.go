@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"os"
 
 	bolt "go.etcd.io/bbolt"
@@ -33,4 +34,41 @@ func HighWaterMark(b []byte) (need int64, pageSize int, ok bool) {
 		}
 	}
 	return int64(best.pgid) * int64(best.pageSize), int(best.pageSize), ok
+}
+
+// Unsealed lists the JSON records and text indexes of db stored without
+// their seal (as format 1 stored them).
+func Unsealed(db *DB) (out []string) {
+	_ = db.bolt.View(func(tx *bolt.Tx) error {
+		for _, name := range jsonBuckets {
+			if b := tx.Bucket(name); b != nil {
+				_ = b.ForEach(func(k, v []byte) error {
+					if !isSealed(k, v) {
+						out = append(out, string(name)+" "+string(k))
+					}
+					return nil
+				})
+			}
+		}
+		for _, r := range binaryRecords {
+			_ = tx.Bucket(r.bucket).ForEach(func(k, v []byte) error {
+				if len(v) == 0 || v[0] == recordV1 {
+					out = append(out, fmt.Sprintf("%s %x", r.bucket, k))
+				}
+				return nil
+			})
+		}
+		t := &Tx{tx: tx, db: db}
+		return t.ForEachVersion(func(v *Version) error {
+			if v.Status == StatusDeleted {
+				return nil
+			}
+			txt, err := t.Text(v)
+			if err != nil || (txt.blocks == nil && len(txt.b) > 0) {
+				out = append(out, fmt.Sprintf("text of %s (%v)", v.ID, err))
+			}
+			return nil
+		})
+	})
+	return out
 }

@@ -15,22 +15,32 @@ import (
 	"github.com/evidence-rag/evidence/store/storetest"
 )
 
-var updateFixture = flag.Bool("update-fixture", false, "regenerate testdata/format1.db (only when the format changes on purpose)")
+var writeFixture = flag.Bool("write-fixture", false, "write testdata/formatN.db for this build's FormatVersion N (once, when the format is bumped)")
 
+// fixtureFile is the kept fixture of format 1, which other tests copy.
 const fixtureFile = "testdata/format1.db"
 
-// Contents of testdata/format1.db, a store written by format 1:
+// fixtureHashes pins each kept fixture, testdata/formatN.db, by its
+// BLAKE3: a fixture is written once, by the build that introduced its
+// format (TestWriteFormatFixture -write-fixture), and never again, so
+// that it stays a store of that format as released.
+var fixtureHashes = map[int]string{
+	1: "9557c4ba2f670fad228b27f8ee5212ed5ff3140f7d2ebcf1382851d5e43bc9d4",
+	2: "d6fcc98657ba85eab5999328f55d05617cb980e6c6e325235271ae568c0c3c2e",
+}
+
+// Contents of each testdata/formatN.db:
 //
 //	alpha: a1 superseded; a2 current, 3 pages with labels and sections,
 //	       chunk 1 quarantined (text_mismatch), access list [analyst@example.com]
 //	beta:  b1 deleted (a tombstone); b2 current
 //	failures: gamma.pdf (encrypted)
+//	from format 2: a trace with its summary, a review, an evaluation run
 //
 // Sequence numbers follow the order of the puts: a1=1, a2=2, b1=3, b2=4.
-// The fixture is written once by TestWriteFormatFixture -update-fixture and
-// committed; TestFormat1Fixture reads a copy of it. A change of the format
-// that breaks old stores makes TestFormat1Fixture fail: bump FormatVersion
-// and keep a reader for format 1, or write a migration.
+// TestFormatFixtures reads a copy of each as it is, and migrated when it
+// is older than FormatVersion. A change of the format that breaks old
+// stores makes it fail: bump FormatVersion and migrate from the old one.
 var (
 	fixtureA1 = "Alpha policy, first edition.\nSubmit expense reports within 30 days."
 	fixtureA2 = "Alpha policy\n\nSubmit all expense reports within 14 calendar days.\f" +
@@ -71,10 +81,14 @@ func fixtureVersions() (a1, a2, b1, b2 *store.NewVersion) {
 }
 
 func TestWriteFormatFixture(t *testing.T) {
-	if !*updateFixture {
-		t.Skip("run with -update-fixture to regenerate " + fixtureFile)
+	file := fmt.Sprintf("testdata/format%d.db", store.FormatVersion)
+	if !*writeFixture {
+		t.Skip("run with -write-fixture to write " + file)
 	}
-	tmp := filepath.Join(t.TempDir(), "format1.db")
+	if _, err := os.Stat(file); err == nil {
+		t.Fatalf("%s exists and is kept: a change of the format bumps FormatVersion and writes a new fixture", file)
+	}
+	tmp := filepath.Join(t.TempDir(), "fixture.db")
 	db, err := store.Open(tmp, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +107,15 @@ func TestWriteFormatFixture(t *testing.T) {
 		Error: "pdf: document is encrypted"}); err != nil {
 		t.Fatal(err)
 	}
+	if err := db.PutTraceRecord(store.TraceRecord{ID: fixtureTrace, Trace: []byte(fixtureTraceJSON), Summary: []byte(fixtureSummary)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.PutReviews([]store.Review{{TraceID: fixtureTrace, ClaimID: "c1", Judge: "j", JudgeLabel: "supported", HumanLabel: "unsupported"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutEvalRun(fixtureRun, []byte(fixtureRunJSON)); err != nil {
+		t.Fatal(err)
+	}
 	if findings, err := db.Check(); err != nil || len(findings) > 0 {
 		t.Fatalf("Check: %v, %v", findings, err)
 	}
@@ -103,21 +126,88 @@ func TestWriteFormatFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(fixtureFile, b, 0o644); err != nil {
+	if err := os.WriteFile(file, b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+	t.Logf("wrote %s, BLAKE3 %s: pin it in fixtureHashes", file, store.Hash(b))
+}
+
+// The JSON records of the fixtures from format 2.
+const (
+	fixtureTrace     = "0190f3a2b4c5-fixture"
+	fixtureTraceJSON = `{"trace_id":"0190f3a2b4c5-fixture","report":{"disposition":"accept"}}`
+	fixtureSummary   = `{"v":1,"disposition":"accept"}`
+	fixtureRun       = "0190f3a2b4c6-fixture"
+	fixtureRunJSON   = `{"run_id":"0190f3a2b4c6-fixture","questions":1}`
+)
+
+// TestFormatFixturesKept: every kept fixture is there and unchanged, and
+// there is one for this build's format.
+func TestFormatFixturesKept(t *testing.T) {
+	for f := 1; f <= store.FormatVersion; f++ {
+		b, err := os.ReadFile(fmt.Sprintf("testdata/format%d.db", f))
+		if err != nil {
+			t.Errorf("format %d: %v (every format keeps its fixture)", f, err)
+			continue
+		}
+		if got := store.Hash(b).String(); got != fixtureHashes[f] {
+			t.Errorf("testdata/format%d.db has BLAKE3 %s, pinned %q: a kept fixture is never rewritten", f, got, fixtureHashes[f])
+		}
 	}
 }
 
-func TestFormat1Fixture(t *testing.T) {
-	b, err := os.ReadFile(fixtureFile)
-	if err != nil {
-		t.Fatal(err)
+// TestFormatFixtures reads every kept fixture as it is (read-only, as
+// this build reads an older format without migrating it), and migrated to
+// this build's format, then writable.
+func TestFormatFixtures(t *testing.T) {
+	for f := 1; f <= store.FormatVersion; f++ {
+		for _, migrate := range []bool{false, true} {
+			t.Run(fmt.Sprintf("format%d/migrated=%v", f, migrate), func(t *testing.T) {
+				b, err := os.ReadFile(fmt.Sprintf("testdata/format%d.db", f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				path := filepath.Join(t.TempDir(), "fixture.db")
+				if err := os.WriteFile(path, b, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				opts := &store.Options{ReadOnly: true}
+				if migrate {
+					rep, err := store.Migrate(path, nil)
+					if err != nil {
+						t.Fatalf("Migrate: %v", err)
+					}
+					if rep.From != f || rep.To != store.FormatVersion {
+						t.Errorf("Migrate: from %d to %d, want %d to %d", rep.From, rep.To, f, store.FormatVersion)
+					}
+					if f < 2 && (rep.Sealed["failures"] != 1 || rep.Texts != 3) {
+						t.Errorf("Migrate from format %d sealed %v and %d texts, want the failure and the 3 live texts", f, rep.Sealed, rep.Texts)
+					}
+					if f == store.FormatVersion && (len(rep.Sealed) > 0 || rep.Texts > 0) {
+						t.Errorf("Migrate of a current store did %+v, want nothing", rep)
+					}
+					opts = nil
+				}
+				db := storetest.OpenPath(t, path, opts)
+				if migrate || f == store.FormatVersion {
+					checkAllSealed(t, db)
+				}
+				checkFixture(t, db, f)
+			})
+		}
 	}
-	path := filepath.Join(t.TempDir(), "format1.db")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
+}
+
+// checkAllSealed: every JSON record and text index of db is sealed.
+func checkAllSealed(t *testing.T, db *store.DB) {
+	t.Helper()
+	if unsealed := store.Unsealed(db); len(unsealed) > 0 {
+		t.Errorf("unsealed records: %v", unsealed)
 	}
-	db := storetest.OpenPath(t, path, nil)
+}
+
+func checkFixture(t *testing.T, db *store.DB, format int) {
+	t.Helper()
 	a1, a2, b1, b2 := fixtureVersions()
 	for _, c := range []struct {
 		nv   *store.NewVersion
@@ -137,7 +227,7 @@ func TestFormat1Fixture(t *testing.T) {
 	view(t, db, func(tx *store.Tx) error {
 		return tx.ForEachDocument(func(d *store.Document) error { docs = append(docs, d); return nil })
 	})
-	if diff := cmp.Diff(wantDocs, docs, cmpopts.IgnoreFields(store.Document{}, "Updated"), cmpopts.EquateEmpty()); diff != "" {
+	if diff := cmp.Diff(wantDocs, docs, cmpopts.IgnoreFields(store.Document{}, "Updated", "ACLUpdated", "URLUpdated"), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("documents (-want +got):\n%s", diff)
 	}
 
@@ -203,4 +293,39 @@ func TestFormat1Fixture(t *testing.T) {
 	if len(fs) != 1 || fs[0].DocumentID != "gamma.pdf" || fs[0].Reason != "encrypted" {
 		t.Errorf("failures: got %+v, want gamma.pdf encrypted", fs)
 	}
+	if format < 2 {
+		return
+	}
+	view(t, db, func(tx *store.Tx) error {
+		if tr, err := tx.Trace(fixtureTrace); err != nil || string(tr) != fixtureTraceJSON {
+			t.Errorf("trace: got %q, %v", tr, err)
+		}
+		var summaries []string
+		if err := tx.ForEachTraceSummary("", func(id, summary []byte, _ func() ([]byte, error)) error {
+			summaries = append(summaries, string(id)+" "+string(summary))
+			return nil
+		}); err != nil {
+			return err
+		}
+		if want := []string{fixtureTrace + " " + fixtureSummary}; !slices.Equal(summaries, want) {
+			t.Errorf("trace summaries: got %q, want %q", summaries, want)
+		}
+		if r, err := tx.Review(fixtureTrace, "c1"); err != nil || r.HumanLabel != "unsupported" {
+			t.Errorf("review: got %+v, %v", r, err)
+		}
+		if run, err := tx.EvalRun(fixtureRun); err != nil || string(run) != fixtureRunJSON {
+			t.Errorf("evaluation run: got %q, %v", run, err)
+		}
+		return nil
+	})
+}
+
+// openMigrated migrates the store at path to this build's format, as
+// `evidence migrate` does, and opens it writable.
+func openMigrated(t *testing.T, path string) *store.DB {
+	t.Helper()
+	if _, err := store.Migrate(path, nil); err != nil {
+		t.Fatalf("Migrate %s: %v", path, err)
+	}
+	return storetest.OpenPath(t, path, nil)
 }

@@ -7,22 +7,39 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+	"slices"
+
+	bolt "go.etcd.io/bbolt"
 )
 
-// FormatVersion is the on-disk format this build reads and writes, kept in
-// the meta bucket and checked on open.
+// FormatVersion is the on-disk format this build writes, kept in the meta
+// bucket and checked on open. Every change to how a record, key or
+// required bucket is stored bumps it, with a changelog entry below and a
+// fixture, testdata/formatN.db, written by the build that introduced the
+// format and kept unchanged from then on (TestFormatFixturesKept). An
+// older format is read as it is (read-only) and upgraded by Migrate;
+// a writable open of it is refused with that advice. Only buckets that an
+// older build can ignore are added without a bump (laterBuckets).
 //
 // Changelog:
 //
-//	1: first format: documents, versions (with a copy of the document's
-//	   access list), texts followed by their code-point index, layouts,
-//	   chunks keyed by (version seq, ordinal), quarantine and repair
-//	   indexes, failures, verification traces.
-//	   Later, without a bump (see laterBuckets): judgments, reviews; the
-//	   sources index (source hash -> versions, sources.go); document
-//	   record version 3 (access list and source URL update times);
-//	   evalruns; trace summaries.
-const FormatVersion = 1
+//	1: documents, versions (with a copy of the document's access list),
+//	   texts followed by their code-point index, layouts, chunks keyed by
+//	   (version seq, ordinal), quarantine and repair indexes, failures,
+//	   verification traces; binary records carry a CRC-32C. Later, without
+//	   a bump (see laterBuckets): judgments, reviews; the sources index
+//	   (source hash -> versions, sources.go); document record version 3;
+//	   evalruns; trace summaries. Stores of development builds before the
+//	   repaired and traces buckets are refused (checkEarlyFormat1).
+//	2: JSON records (failures, traces, trace summaries, reviews,
+//	   evaluation runs) sealed: a zero byte and the CRC-32C of key and
+//	   record after the JSON (jsonrecord.go); each text's code-point index
+//	   followed by a CRC-32C of every 4 KiB block of the text and a seal
+//	   (text.go). Readers still accept the unsealed forms of format 1.
+const FormatVersion = 2
+
+// oldestFormat is the oldest format this build reads and migrates.
+const oldestFormat = 1
 
 // Bucket names.
 var (
@@ -156,4 +173,38 @@ func preflight(path string) error {
 		return fmt.Errorf("%w: %s is truncated: %d bytes, high-water mark %d", ErrCorrupt, path, fi.Size(), need)
 	}
 	return nil
+}
+
+// checkEarlyFormat1 refuses, as a format this build does not read rather
+// than as damage, a format-1 store of a development build from before the
+// repaired and traces buckets were required: it lacks one of them and
+// holds no bucket this build does not know, other than the cpindex bucket
+// those builds kept. (A damaged bucket name lacks one and adds another.)
+func checkEarlyFormat1(tx *bolt.Tx, path string, format uint32) error {
+	if format != 1 {
+		return nil
+	}
+	var missing []byte
+	for _, name := range [][]byte{bucketRepaired, bucketTraces} {
+		if tx.Bucket(name) == nil {
+			missing = name
+			break
+		}
+	}
+	if missing == nil {
+		return nil
+	}
+	known := map[string]bool{"cpindex": true}
+	for _, name := range slices.Concat(allBuckets, laterBuckets) {
+		known[string(name)] = true
+	}
+	unknown := false
+	_ = tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+		unknown = unknown || !known[string(name)]
+		return nil
+	})
+	if unknown {
+		return nil // damage: the bucket checks that follow say so
+	}
+	return fmt.Errorf("%w: %s was written by a development build of format 1 (it has no %q bucket), which this build neither reads nor migrates: ingest its documents into a new store", ErrFormat, path, missing)
 }

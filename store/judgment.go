@@ -31,7 +31,7 @@ func (db *DB) PutJudgment(key, verdict []byte) error {
 	if db.readOnly {
 		return fmt.Errorf("%w: %s", ErrReadOnly, db.path)
 	}
-	return guard(func() error {
+	return db.guard(func() error {
 		return db.bolt.Batch(func(tx *bolt.Tx) error { return tx.Bucket(bucketJudgments).Put(key, verdict) })
 	})
 }

@@ -162,7 +162,12 @@ func TestVersionsOfSource(t *testing.T) {
 		if err := os.WriteFile(path, fixture, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		old := storetest.OpenPath(t, path, &store.Options{ReadOnly: readOnly})
+		var old *store.DB
+		if readOnly {
+			old = storetest.OpenPath(t, path, &store.Options{ReadOnly: true})
+		} else {
+			old = openMigrated(t, path)
+		}
 		if got := sourceDocs(t, old, a1.Version.SourceHash); !slices.Equal(got, []string{"alpha superseded"}) {
 			t.Errorf("fixture (read-only %v), source of a1: got %v, want [alpha superseded]", readOnly, got)
 		}

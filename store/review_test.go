@@ -151,7 +151,7 @@ func TestReviewsBucketAdded(t *testing.T) {
 				t.Fatal("a read-only open wrote the bucket")
 			}
 
-			db := storetest.OpenPath(t, path, nil)
+			db := openMigrated(t, path)
 			if !hasBucketOf(t, db) {
 				t.Fatal("a writable open did not create the reviews bucket")
 			}

@@ -494,7 +494,7 @@ func (db *DB) PutTraceRecord(r TraceRecord) error {
 	if db.readOnly {
 		return fmt.Errorf("%w: %s", ErrReadOnly, db.path)
 	}
-	return guard(func() error {
+	return db.guard(func() error {
 		return db.bolt.Batch(func(tx *bolt.Tx) error { return putTrace(tx, &r) })
 	})
 }

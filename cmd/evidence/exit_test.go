@@ -131,6 +131,8 @@ func TestExitCodes(t *testing.T) {
 		{"delete", []string{"no-such-doc"}, exitNotFound},
 		{"delete", []string{"data-retention.md"}, exitOK},
 		{"audit", nil, exitOK},
+		{"migrate", nil, exitOK},
+		{"migrate", []string{"extra"}, exitUsage},
 		{"verify", []string{accepted}, exitOK},
 		{"verify", []string{abstains}, exitPartial},
 		{"verify", []string{filepath.Join(dir, "missing.json")}, exitUsage},

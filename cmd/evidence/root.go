@@ -85,6 +85,7 @@ Offsets are half-open ranges of Unicode code points into a version's canonical t
 		newQuarantineCommand(o),
 		newDeleteCommand(o),
 		newAuditCommand(o),
+		newMigrateCommand(o),
 		newVerifyCommand(o),
 		newPolicyCommand(o),
 		newTraceCommand(o),
