@@ -54,7 +54,7 @@ func Open(path string, opts *Options) (db *DB, err error) {
 		return nil, err
 	}
 	var b *bolt.DB
-	err = guard(inBolt, func() error {
+	err = guard(fromFile, func() error {
 		var err error
 		b, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, ReadOnly: opts.ReadOnly})
 		return err
@@ -239,21 +239,22 @@ func (db *DB) update(fn func(*bolt.Tx) error) error {
 	return db.guard(func() error { return db.bolt.Update(fn) })
 }
 
-// guard turns what a damaged file does into ErrCorrupt: a panic inside
-// bbolt, which trusts its pages, or a memory fault at an address of the
-// mapped file (values read in the caller's View function point into it).
-// Any other panic is the program's, a nil dereference in a caller say, and
-// is raised again: reporting it as damage would send the reader to repair
-// a sound store and hide the bug.
-func (db *DB) guard(fn func() error) error { return guard(db.fileFault, fn) }
+// guard turns what a damaged file does into ErrCorrupt: a panic raised in
+// bbolt's code, which trusts its pages, or a memory fault at a wild
+// address, which only pointer arithmetic over the file's damaged offsets
+// makes (bbolt's, or a caller reading a value that points past the
+// mapping). Any other panic is the program's, a nil dereference in a
+// caller say, and is raised again: reporting it as damage would send the
+// reader to repair a sound store and hide the bug.
+func (db *DB) guard(fn func() error) error { return guard(fromFile, fn) }
 
-// guard runs fn, turning a panic that fromFile says the file caused into
+// guard runs fn, turning a panic that isFile says the file caused into
 // errFault and raising any other again.
-func guard(fromFile func(any) bool, fn func() error) (err error) {
+func guard(isFile func(any) bool, fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			if !fromFile(r) {
+			if !isFile(r) {
 				panic(r)
 			}
 			err = fmt.Errorf("%w: %v", errFault, r)
@@ -262,28 +263,25 @@ func guard(fromFile func(any) bool, fn func() error) (err error) {
 	return fn()
 }
 
-// inBolt reports whether the panic being recovered was raised in bbolt's
-// code: Open's guard, before there is a mapping to compare addresses with.
-func inBolt(any) bool {
+// nilPage bounds the addresses a nil dereference faults at: the runtime
+// checks larger field offsets of a nil pointer explicitly.
+const nilPage = 64 << 10
+
+// fromFile reports whether the panic r, being recovered in a deferred
+// call, came from the file: a fault at a wild address, or any panic raised
+// in bbolt's code. The panicking frames are still on the stack below the
+// deferred call.
+func fromFile(r any) bool {
+	if fault, ok := r.(interface{ Addr() uintptr }); ok && fault.Addr() >= nilPage {
+		return true
+	}
 	f := panicOrigin()
 	return strings.HasPrefix(f, "go.etcd.io/bbolt.") || strings.HasPrefix(f, "go.etcd.io/bbolt/")
 }
 
-// fileFault reports whether the panic r, being recovered in a deferred
-// call, came from the file: raised in bbolt's code, or a memory fault at
-// or past the start of bbolt's mapping. The panicking frames are still on
-// the stack below the deferred call.
-func (db *DB) fileFault(r any) bool {
-	if fault, ok := r.(interface{ Addr() uintptr }); ok {
-		if base := db.bolt.Info().Data; base != 0 && fault.Addr() >= base {
-			return true
-		}
-	}
-	return inBolt(r)
-}
-
 // panicOrigin names the function that raised the panic being recovered:
-// the first frame below runtime.gopanic that is not the runtime's.
+// the first frame below runtime.gopanic outside the standard library (a
+// fault inside bytes.Compare, say, is its caller's).
 func panicOrigin() string {
 	pcs := make([]uintptr, 64)
 	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
@@ -293,13 +291,26 @@ func panicOrigin() string {
 		switch {
 		case f.Function == "runtime.gopanic":
 			panicking = true
-		case panicking && !strings.HasPrefix(f.Function, "runtime."):
+		case panicking && !inStd(f.Function):
 			return f.Function
 		}
 		if !more {
 			return ""
 		}
 	}
+}
+
+// inStd reports whether the function named fn is the standard library's:
+// its package path has no dot in its first element (runtime, bytes,
+// internal/bytealg), unlike a module's (go.etcd.io/bbolt); main is not.
+func inStd(fn string) bool {
+	if strings.HasPrefix(fn, "main.") {
+		return false
+	}
+	if i := strings.IndexByte(fn, '/'); i >= 0 {
+		return !strings.Contains(fn[:i], ".")
+	}
+	return true
 }
 
 // Snapshot writes a consistent copy of the whole store, a bbolt file that
