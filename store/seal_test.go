@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -229,6 +230,12 @@ func TestCheckPagesDamage(t *testing.T) {
 				t.Fatal(err)
 			}
 			db, err := Open(p, &Options{ReadOnly: true})
+			if errors.Is(err, ErrCorrupt) {
+				// The page was one open walks (the top-level tree: which
+				// leaf comes first varies with the records' times), and
+				// open refused it: as good as a finding.
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
