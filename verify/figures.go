@@ -699,10 +699,16 @@ func wordAt(s string, i int) (string, int) {
 }
 
 func singular(w string) string {
-	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
-		return w[:len(w)-1]
+	switch {
+	case len(w) <= 3 || !strings.HasSuffix(w, "s") || strings.HasSuffix(w, "ss") || strings.HasSuffix(w, "us"):
+		return w // "class", "status"
+	case strings.HasSuffix(w, "ies"):
+		return w[:len(w)-3] + "y" // "libraries"
+	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "uses"), strings.HasSuffix(w, "ches"),
+		strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "xes"):
+		return w[:len(w)-2] // "classes", "statuses", "batches", "boxes"
 	}
-	return w
+	return w[:len(w)-1]
 }
 
 // sameKind reports whether two figures measure the same thing: the same

@@ -48,6 +48,11 @@ func (m *meaningScanner) polarity(ci int, ev []mtext, al []alignment, res *meani
 		negText.plain(negClause, negText.toks[denied].hash, denied) {
 		return
 	}
+	// A word inside "whether …" is asked about, not stated: "controls
+	// whether the command will follow symlinks" states no following.
+	if other.open(otherClause, match) || negText.open(negClause, denied) {
+		return
+	}
 	from := k
 	if from > negClause.from && negText.toks[from-1].flags&fAux != 0 {
 		from--
@@ -60,6 +65,32 @@ func (m *meaningScanner) polarity(ci int, ev []mtext, al []alignment, res *meani
 		m.add(res, "polarity", reasonPolarity, otherWords, negWords)
 	}
 	res.contradicted = true
+}
+
+// partial reports whether negator k of clause c is partial: a quantifier
+// follows it ("not all", "never both", "not always"), and denying all of
+// something is not stating its opposite.
+func (t *mtext) partial(k int, c *mclause) bool {
+	for j := k + 1; j < c.to && j <= k+3; j++ {
+		switch f := t.toks[j].flags; {
+		case f&fPartial != 0:
+			return true
+		case f&fAux == 0:
+			return false
+		}
+	}
+	return false
+}
+
+// open reports whether token k of clause c follows an open complement
+// ("whether") in its clause: what follows is asked, not asserted.
+func (t *mtext) open(c *mclause, k int) bool {
+	for j := c.from; j < k; j++ {
+		if t.toks[j].flags&fOpen != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // negates reports whether any negator of the text denies a word of stem
@@ -92,7 +123,7 @@ func (t *mtext) relevantNegs(c *mclause, other *mtext, oc *mclause) (int, int) {
 	seen := buf[:0]
 	for k := c.from; k < c.to; k++ {
 		tok := &t.toks[k]
-		if !oneNegation(tok, &neither) {
+		if !oneNegation(tok, &neither) || t.partial(k, c) {
 			continue
 		}
 		denied, match := t.denies(k, c, other, oc)
@@ -130,7 +161,18 @@ func (t *mtext) denies(k int, c *mclause, other *mtext, oc *mclause) (int, int) 
 	if len(sc) == 0 {
 		return -1, -1
 	}
+	reach := 0 // words of the scope, past its head, that are not function words
 	for _, h := range sc {
+		if h != sc[0] && t.toks[h].flags&fNameStop == 0 {
+			reach++
+		}
+		// The head and the word after it are denied: "does not count as a
+		// receipt" denies the receipt. Past them the negation is the
+		// predicate's, not the object's: "do not require any particular
+		// version" denies the requirement, not the version.
+		if reach > 1 {
+			break
+		}
 		if match := other.findHash(oc, t.toks[h].hash); match >= 0 {
 			return h, match
 		}

@@ -572,6 +572,12 @@ func (t *mtext) scope(i int, c *mclause) []int {
 		if tok.brk >= brkComma || tok.neg {
 			break
 		}
+		// "will not be considered and may result in …": a conjunction
+		// before an auxiliary starts another predicate, which the
+		// negation does not reach.
+		if tok.flags&fScopeConj != 0 && k+1 < c.to && t.toks[k+1].flags&fAux != 0 {
+			break
+		}
 		if tok.content {
 			out = append(out, k)
 		}

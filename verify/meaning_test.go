@@ -27,6 +27,15 @@ var meaningCases = []meaningCase{
 	{"not only", "The fee covers hosting and support.", "The fee covers not only hosting but also support.", ""},
 	{"contraction", "The insurer pays for wear and tear.", "The insurer doesn't pay for wear and tear.", reasonPolarity},
 	{"whether or not", "The fee is payable.", "The fee is payable whether or not the service is used.", ""},
+	// outside answers (corpus/outside): each precision rule and its twin
+	{"whether asks", "By default, the go command does not follow symlinks when embedding files.", "The setting controls whether the go command will follow symlinks when embedding files.", ""},
+	{"whether asks twin", "The go command follows symlinks when embedding files.", "The go command does not follow symlinks when embedding files.", reasonPolarity},
+	{"negation of the predicate, not its object", "Python scripts should not use python as the interpreter name, even if they work with any Python version.", "Python scripts should not specify python as the interpreter name even if they do not require any particular version of Python as the script would stop working.", ""},
+	{"negation of the predicate twin", "The scripts require a particular version.", "The scripts do not require a particular version.", reasonPolarity},
+	{"partial negation", "In the exit event, code and signal are never both null.", "If the process exited, code is the final exit code of the process, otherwise null.", ""},
+	{"partial negation twin", "In the exit event, the code is never null.", "In the exit event, the code is null.", reasonPolarity},
+	{"conjunction before a modal ends the scope", "Reports that violate the code of conduct may result in being banned.", "Reports that violate our code of conduct will not be considered and may result in being banned.", ""},
+	{"conjunction twin", "Reports that violate the code of conduct will be considered.", "Reports that violate our code of conduct will not be considered and may result in being banned.", reasonPolarity},
 	// correct rewordings an outside writer uses: none may be flagged
 	{"passive for active", "The loan shall be repaid by the Borrower on the maturity date.", "The Borrower shall repay the loan on the maturity date.", ""},
 	{"not any for no", "The Agent does not have any duty to monitor compliance.", "The Agent has no duty to monitor compliance.", ""},

@@ -34,6 +34,9 @@ type meaningWords struct {
 	DocumentWords      []string              `json:"document_words"`
 	DrugSuffixes       []string              `json:"drug_suffixes"`
 	Roles              []string              `json:"roles"`
+	PartialNegation    []string              `json:"partial_negation"`
+	OpenComplements    []string              `json:"open_complements"`
+	ScopeConjunctions  []string              `json:"scope_conjunctions"`
 }
 
 // Phrase kinds; a phrase's value says which bound, period, trend or modal.
@@ -81,6 +84,9 @@ const (
 	fDocWord
 	fRole
 	fConditional // starts a conditional clause: "if", "when", "unless"
+	fPartial     // after a negator, makes it partial: "not all", "never both"
+	fOpen        // opens a clause that asserts nothing: "whether"
+	fScopeConj   // before an auxiliary, ends a negation's scope: "and may"
 )
 
 // lexWord is all the lexicon knows of a word: one map lookup per token.
@@ -216,7 +222,7 @@ func parseLexicon(b []byte) (*lexicon, error) {
 	}
 	for flag, ws := range map[uint16][]string{fAux: w.Auxiliaries, fRestrict: w.Restriction, fCondition: w.ConditionWords,
 		fClauseBreak: w.ClauseBreaks, fNameStop: w.NameStoplist, fDocWord: w.DocumentWords, fRole: w.Roles,
-		fConditional: w.Conditionals} {
+		fConditional: w.Conditionals, fPartial: w.PartialNegation, fOpen: w.OpenComplements, fScopeConj: w.ScopeConjunctions} {
 		for _, x := range ws {
 			l.flags[x] |= flag
 		}

@@ -170,8 +170,11 @@ func (q *qualifier) find(i int, s string, gates uint64, listed []found, into []s
 	}
 	for _, m := range q.re.FindAllStringSubmatch(s, -1) {
 		v := m[0]
-		if len(m) > 1 && m[1] != "" {
-			v = m[1]
+		for _, g := range m[1:] { // the first group that took part
+			if g != "" {
+				v = g
+				break
+			}
 		}
 		into = append(into, canonicalValue(v))
 	}

@@ -67,6 +67,12 @@ func TestDefaultPolicyValues(t *testing.T) {
 		{"The policy is effective 2 March 2025.", "Effective from 2025-03-01, the policy applies.", []string{"effective_date"}},
 		{"Under version v2 of the policy.", "Under version 2 of the policy.", nil},
 		{"Under version 3 of the policy.", "Under version 2 of the policy.", []string{"policy_version"}},
+		{"Policy version 4 applies.", "Policy version 3 applies.", []string{"policy_version"}},
+		{"Policy version 3 applies.", "This is policy version 3.", nil},
+		// A software version is no version of the document: "protocol
+		// version 2" neither qualifies nor contradicts a claim.
+		{"The protocol is no longer the default.", "The transport protocol version 2 was demoted from the default.", nil},
+		{"Python 3 is required.", "The latest released minor version 2.7 will see extended support.", nil},
 	}
 	for _, tt := range tests {
 		m, u, x := c.checkQualifiers(tt.claim, tt.evidence)

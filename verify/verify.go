@@ -534,7 +534,7 @@ func checkFigures(claim, evidence []Figure) (missing []Figure, contradicted bool
 	inEvidence, inClaim := figureSet(evidence), figureSet(claim)
 	for i, f := range claim {
 		// An earlier equal figure of the claim has been judged already.
-		if inEvidence(f) || earlierFigure(claim, i) {
+		if inEvidence(f) || earlierFigure(claim, i) || countedAs(f, evidence) {
 			continue
 		}
 		missing = append(missing, f)
@@ -550,6 +550,33 @@ func checkFigures(claim, evidence []Figure) (missing []Figure, contradicted bool
 	}
 	return missing, contradicted
 }
+
+// countedAs reports whether the evidence states the claim's bare number or
+// count as a number or count of something else: "Debian 10 (buster)"
+// against "the Debian 10 release", "panicnil=1 restores" against "using
+// `panicnil=1` restores". The word after a number names what it counts
+// only sometimes, and writers put other words there, so a count of the
+// same value stands for it, unless the evidence counts the claim's own
+// thing with another value: then the claim's count is wrong ("3 banks"
+// against "5 banks and 3 lenders"), as checkFigures says.
+func countedAs(f Figure, evidence []Figure) bool {
+	if !countLike(f.Kind) {
+		return false
+	}
+	found := false
+	for _, e := range evidence {
+		switch {
+		case f.Kind != "number" && e.Kind == f.Kind && e.Value != f.Value:
+			return false
+		case e.Value == f.Value && countLike(e.Kind):
+			found = true
+		}
+	}
+	return found
+}
+
+// countLike reports whether a figure kind is a bare number or a count.
+func countLike(kind string) bool { return kind == "number" || strings.HasPrefix(kind, "count:") }
 
 // earlierFigure reports whether claim[i] equals an earlier figure; past
 // the first few it checks only the ones just before, which keeps a hostile
