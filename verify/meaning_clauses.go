@@ -48,6 +48,12 @@ func (m *meaningScanner) polarity(ci int, ev []mtext, al []alignment, res *meani
 		negText.plain(negClause, negText.toks[denied].hash, denied) {
 		return
 	}
+	// The other side denies the negation's head itself, in another clause:
+	// the two draw the clause edges differently (a heading "No mandate"
+	// run into the sentence after it), and the negation is on both.
+	if h := negText.head(k, negClause); h >= 0 && h != denied && other.negates(negText.toks[h].hash) {
+		return
+	}
 	// A word inside "whether …" is asked about, not stated: "controls
 	// whether the command will follow symlinks" states no following.
 	if other.open(otherClause, match) || negText.open(negClause, denied) {

@@ -35,6 +35,8 @@ var meaningCases = []meaningCase{
 	{"partial negation", "In the exit event, code and signal are never both null.", "If the process exited, code is the final exit code of the process, otherwise null.", ""},
 	{"partial negation twin", "In the exit event, the code is never null.", "In the exit event, the code is null.", reasonPolarity},
 	{"conjunction before a modal ends the scope", "Reports that violate the code of conduct may result in being banned.", "Reports that violate our code of conduct will not be considered and may result in being banned.", ""},
+	{"heading run into the sentence", "No mandate Section 1201 requires manufacturers to respond to any technological measure.", "No mandate\n\nSection 1201 requires manufacturers to respond to any technological measure.", ""},
+	{"heading twin", "Section 1201 does not require manufacturers to respond.", "Section 1201 requires manufacturers to respond.", reasonPolarity},
 	{"conjunction twin", "Reports that violate the code of conduct will be considered.", "Reports that violate our code of conduct will not be considered and may result in being banned.", reasonPolarity},
 	// correct rewordings an outside writer uses: none may be flagged
 	{"passive for active", "The loan shall be repaid by the Borrower on the maturity date.", "The Borrower shall repay the loan on the maturity date.", ""},

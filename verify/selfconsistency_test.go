@@ -66,12 +66,18 @@ func TestSelfConsistency(t *testing.T) {
 			paths = append(paths, filepath.Join(d, name))
 		}
 	}
-	if _, err := ingest.Run(context.Background(), db, paths, ingest.Options{Chunk: ingest.ChunkOptions{Size: 1000, Overlap: 100}}); err != nil {
+	sum, err := ingest.Run(context.Background(), db, paths, ingest.Options{Chunk: ingest.ChunkOptions{Size: 1000, Overlap: 100}})
+	if err != nil {
 		t.Fatal(err)
+	}
+	for _, r := range sum.Results { // a file that fails would leave its sentences untried
+		if r.Status == ingest.Failed {
+			t.Errorf("%s: %s: %s", r.Path, r.Reason, r.Error)
+		}
 	}
 	type item struct{ chunk, sentence string }
 	var items []item
-	err := db.View(func(tx *store.Tx) error {
+	err = db.View(func(tx *store.Tx) error {
 		return tx.ForEachVersion(func(v *store.Version) error {
 			n := 0
 			return tx.ForEachChunk(v, func(c *store.Chunk) error {
