@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +27,7 @@ func TestMain(m *testing.M) {
 }
 
 func runMain(m *testing.M) int {
+	flag.Parse()
 	bin = os.Getenv("EVIDENCE_BIN")
 	if bin == "" && !testing.Short() {
 		dir, err := os.MkdirTemp("", "evidence-faults-")

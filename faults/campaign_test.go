@@ -135,6 +135,13 @@ func (c *campaign) newStore() {
 		c.t.Fatalf("base ingest: exit %d: %s", p.exitCode(), p.stderr.String())
 	}
 	c.docs = append(c.docs, paths...)
+	c.newStoreChunks()
+}
+
+// newStoreChunks reads the chunks verifications will cite: up to 200 of
+// the store's, each with a quote of its text.
+func (c *campaign) newStoreChunks() {
+	c.base, c.quotes = nil, map[string]string{}
 	s, err := store.Open(c.db, &store.Options{ReadOnly: true})
 	if err != nil {
 		c.t.Fatal(err)
