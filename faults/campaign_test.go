@@ -72,6 +72,13 @@ type campaign struct {
 
 const storeTrials = 12
 
+// oldBinary reports an evidence binary without --trace-flush: a release
+// before the async loss bound, run for before-and-after figures.
+func oldBinary() bool {
+	help := run(os.TempDir(), "serve", "--help")
+	return !strings.Contains(help.stdout.String()+help.stderr.String(), "--trace-flush")
+}
+
 // TestKillCampaign: kill -9 of ingest, rebuild, delete and serve at random
 // points, each followed by the checks of check (audit clean, nothing
 // acknowledged lost, no half version). EVIDENCE_FAULT_KILLS (default 50)
@@ -82,8 +89,7 @@ func TestKillCampaign(t *testing.T) {
 	seed := uint64(envInt(t, "EVIDENCE_FAULT_SEED", int(time.Now().UnixNano()%1e9)))
 	t.Logf("EVIDENCE_FAULT_SEED=%d EVIDENCE_FAULT_KILLS=%d %s", seed, kills, bin)
 	c := &campaign{t: t, rng: rand.New(rand.NewPCG(seed, 16)), tallies: map[string]*tally{}}
-	help := run(t.TempDir(), "serve", "--help")
-	c.oldBin = !strings.Contains(help.stdout.String()+help.stderr.String(), "--trace-flush")
+	c.oldBin = oldBinary()
 	kinds := []struct {
 		name   string
 		weight int

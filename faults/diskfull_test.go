@@ -122,7 +122,11 @@ func TestDiskFull(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		const flush, batch = 10 * time.Millisecond, 1000
-		p, base, err := serve(ctx, docs, "--db", c.db, "--trace-writes", "async", "--trace-flush", flush.String(), "--trace-batch", fmt.Sprint(batch))
+		args := []string{"--db", c.db, "--trace-writes", "async"}
+		if !oldBinary() {
+			args = append(args, "--trace-flush", flush.String(), "--trace-batch", fmt.Sprint(batch))
+		}
+		p, base, err := serve(ctx, docs, args...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +134,7 @@ func TestDiskFull(t *testing.T) {
 		client := &http.Client{Timeout: 10 * time.Second}
 		body := c.verifyBodies(1)[0]
 		refused, answered := 0, 0
-		for deadline := time.Now().Add(20 * time.Second); refused < 20 && time.Now().Before(deadline); {
+		for deadline := time.Now().Add(10 * time.Second); refused < 20 && time.Now().Before(deadline); {
 			status, retry, id := postVerify(t, client, base, body)
 			switch {
 			case status == http.StatusOK:
