@@ -50,7 +50,7 @@ func envInt(t *testing.T, name string, def int) int {
 // tally counts the trials of one kind.
 type tally struct {
 	trials, kills, clean, lost, crashed, unclean, half int
-	tracesLost, tracesAcked, acked                      int
+	tracesLost, tracesAcked, acked                     int
 }
 
 // campaign is the state the trials share: one store at a time (replaced
@@ -188,9 +188,10 @@ func (c *campaign) writeDocs(prefix string, n, minSize, maxSize int) []string {
 	return ids
 }
 
-// killPoint is a random point in a process's run of about expect.
+// killPoint is a random point in a process's run of about expect, or a
+// little after it: some processes finish and print their result.
 func (c *campaign) killPoint(expect time.Duration) time.Duration {
-	return time.Duration(c.rng.Int64N(int64(expect)))
+	return time.Duration(c.rng.Int64N(int64(expect) * 13 / 10))
 }
 
 // batchResult is what ingest --json and rebuild --json print.
@@ -239,7 +240,7 @@ func (c *campaign) ingest(o *outcome, a *acked) (bool, traceBound) {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	p.killAfter(c.killPoint(time.Duration(len(args)) * 8 * time.Millisecond))
+	p.killAfter(c.killPoint(time.Duration(len(args)) * 10 * time.Millisecond))
 	c.finish("ingest", p, o)
 	c.acknowledge(p, a, o)
 	c.docs = append(c.docs, ids...) // stored or not, a later ingest may take them
