@@ -120,6 +120,9 @@ func TestKillCampaign(t *testing.T) {
 		c.count(k.name, killed, o, a)
 		if killed {
 			made++
+			if made%100 == 0 {
+				t.Logf("%d kills in %s, %d trials, %d failed", made, time.Since(started).Round(time.Second), c.trial, len(c.failed))
+			}
 		}
 		if made == 0 && c.trial > 40 {
 			t.Fatalf("40 trials and no kill: every process ended before its kill")
