@@ -24,7 +24,7 @@ type acked struct {
 
 type tracedAt struct {
 	id string
-	at time.Time
+	at time.Time // when the client had the answer
 }
 
 func newAcked() *acked { return &acked{current: map[string]string{}} }
@@ -147,8 +147,9 @@ func halfVersions(tx *store.Tx) []string {
 
 // traceBound is the loss bound of async trace writes (docs/traces.md):
 // the traces a crash loses form at most two groups, each acknowledged
-// within one flush interval and each at most batch traces. The client sees
-// an answer a moment after the server sent it; slack allows for that.
+// within one flush interval and each at most batch traces. The client has
+// an answer a moment after the server acknowledged it (longer when either
+// is descheduled on a busy machine); slack allows for that.
 type traceBound struct {
 	flush, slack time.Duration
 	batch        int
@@ -163,12 +164,7 @@ func (b traceBound) broken(lost []time.Time) string {
 	if len(lost) > 2*b.batch {
 		return fmt.Sprintf("%d traces lost, more than 2 × --trace-batch %d", len(lost), b.batch)
 	}
-	sorted := append([]time.Time(nil), lost...)
-	for i := 1; i < len(sorted); i++ { // insertion sort: answers arrive nearly in order
-		for j := i; j > 0 && sorted[j].Before(sorted[j-1]); j-- {
-			sorted[j], sorted[j-1] = sorted[j-1], sorted[j]
-		}
-	}
+	sorted := slices.SortedFunc(slices.Values(lost), time.Time.Compare)
 	w, i := b.flush+b.slack, 0
 	for range 2 {
 		if i == len(sorted) {
