@@ -30,7 +30,7 @@ import (
 // reading the answer, beyond the client's own stalls (measured: lateness).
 const (
 	campaignFlush = 10 * time.Millisecond
-	campaignBatch = 1000
+	campaignBatch = 200
 	answerSlack   = 40 * time.Millisecond
 )
 

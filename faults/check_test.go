@@ -176,7 +176,7 @@ func (b traceBound) broken(lost []time.Time) string {
 		}
 	}
 	if i < len(sorted) {
-		return fmt.Sprintf("%d traces lost, answered over %s: %d outside two windows of %s", len(sorted), sorted[len(sorted)-1].Sub(sorted[0]).Round(time.Millisecond), len(sorted)-i, w)
+		return fmt.Sprintf("%d traces lost, answered over %s: %d outside two windows of %s", len(sorted), sorted[len(sorted)-1].Sub(sorted[0]).Round(time.Millisecond), len(sorted)-i, w.Round(time.Millisecond))
 	}
 	return ""
 }
