@@ -35,6 +35,8 @@ type serveOptions struct {
 	publicURL    string        // --public-url: the base of absolute viewer links
 	viewerKey    string        // --viewer-key: file of the key viewer links are signed with
 	viewerTTL    time.Duration // --viewer-ttl: how long a viewer link stays valid
+	traceFlush   time.Duration // --trace-flush (serve_traces.go)
+	traceBatch   int           // --trace-batch
 }
 
 func newServeCommand(o *options) *cobra.Command {
@@ -68,6 +70,9 @@ X-Request-ID, else one made up; every response carries it), route pattern, statu
 principal; never a body, a raw path or query, or an error message, so never document text.`,
 		Args: argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkTraceFlags(so); err != nil {
+				return err
+			}
 			reexecGuarded() // a long-lived reader of a store that may be damaged (reexec_unix.go)
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -88,7 +93,9 @@ principal; never a body, a raw path or query, or an error message, so never docu
 	f.StringVar(&so.publicURL, "public-url", "", "make viewer links absolute under this `URL`, where readers reach the server (e.g. https://evidence.example.com)")
 	f.StringVar(&so.viewerKey, "viewer-key", "", "sign viewer links with the key of this `FILE` (64 hex digits; made with a random key when absent); default: a key of this run only")
 	f.DurationVar(&so.viewerTTL, "viewer-ttl", defaultViewerTTL, "how long a signed viewer link stays valid")
-	f.StringVar(&so.traceWrites, "trace-writes", traceSync, "verification traces: sync (committed before the report is returned) or async (committed behind the responses, many per fsync; a crash can lose the last few milliseconds of traces)")
+	f.StringVar(&so.traceWrites, "trace-writes", traceSync, "verification traces: sync (committed before the report is returned) or async (committed behind the responses, many per fsync; a crash can lose what was answered in the last --trace-flush interval and the commit in flight, see docs/traces.md)")
+	f.DurationVar(&so.traceFlush, "trace-flush", defaultTraceFlush, "async traces: commit at the latest this long after the first one waiting was answered; verifications wait while the disk is slower")
+	f.IntVar(&so.traceBatch, "trace-batch", defaultTraceBatch, "async traces: commit as soon as `N` are waiting; verifications wait beyond")
 	return cmd
 }
 
@@ -147,7 +154,7 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 		// few megabytes. GOGC in the environment still decides.
 		debug.SetGCPercent(400)
 	}
-	srv := newServer(db, serverConfig{tokens: tokens, policy: pol, maxBody: so.maxBody, maxUpload: so.maxUpload, errlog: o.stderr, logger: logger, traceWrites: so.traceWrites, links: links})
+	srv := newServer(db, serverConfig{tokens: tokens, policy: pol, maxBody: so.maxBody, maxUpload: so.maxUpload, errlog: o.stderr, logger: logger, traceWrites: so.traceWrites, traceWriter: traceWriterConfig{flush: so.traceFlush, batch: so.traceBatch}, links: links})
 	defer srv.close() // after the shutdown below: queued traces are stored
 	ln, err := net.Listen("tcp", so.addr)
 	if err != nil {

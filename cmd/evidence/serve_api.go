@@ -43,6 +43,8 @@ type serverConfig struct {
 	logger *slog.Logger
 	// traceWrites is traceSync (the default when empty) or traceAsync.
 	traceWrites string
+	// traceWriter is when async traces are committed (serve_traces.go).
+	traceWriter traceWriterConfig
 	// links signs viewer links; nil signs with a key of the server's own
 	// run, relative links valid for defaultViewerTTL.
 	links *linkSigner
@@ -87,7 +89,7 @@ func newServer(db *store.DB, cfg serverConfig) *server {
 		panic("serve: policy does not encode: " + err.Error()) // it was decoded from JSON
 	}
 	if cfg.traceWrites == traceAsync {
-		s.traces = newTraceQueue(db, s.policyJSON, s.log, s.metrics)
+		s.traces = newTraceQueueWith(db, s.policyJSON, s.log, s.metrics, cfg.traceWriter)
 	}
 	s.handle("GET /v1/chunks/{chunk_id}", accessRead, s.getChunk)
 	s.handle("POST /v1/resolve", accessRead, s.postResolve)
@@ -650,8 +652,8 @@ func (s *server) postVerify(w http.ResponseWriter, r *http.Request, c *caller) e
 	}
 	if s.traces != nil {
 		t.report, t.rep = bytes.Clone(buf.Bytes()), rep
-		if err := s.traces.put(t); err != nil {
-			return errorf(http.StatusServiceUnavailable, "unavailable", "%v", err)
+		if err := s.traces.add(r.Context(), t); err != nil {
+			return s.traces.refusal(w, err)
 		}
 	} else {
 		t.report, t.rep = buf.Bytes(), rep

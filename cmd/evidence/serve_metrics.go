@@ -58,7 +58,7 @@ func newServerMetrics(db *store.DB) *serverMetrics {
 		Name: "evidence_ingests_total", Help: "Uploaded documents by ingest outcome (ingested, unchanged, failed, deleted).",
 	}, []string{"status"})
 	m.traces = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "evidence_traces_total", Help: "Verification traces stored behind the responses (--trace-writes async), by outcome (written, failed).",
+		Name: "evidence_traces_total", Help: "Verification traces stored behind the responses (--trace-writes async), by outcome: written, failed (answered, then lost: each id logged), refused (503 before answering).",
 	}, []string{"outcome"})
 	m.judgeCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "evidence_judge_calls_total", Help: "Model judge verdicts asked for, by judge id and result (supported, contradicted, not_addressed, unavailable, malformed, cached).",
