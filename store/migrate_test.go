@@ -92,7 +92,10 @@ func TestMigrateRefusesDamage(t *testing.T) {
 	}
 	defer db.Close()
 	var format []byte
-	_ = db.Bolt().View(func(tx *bolt.Tx) error { format = append(format, tx.Bucket([]byte("meta")).Get([]byte("format"))...); return nil })
+	_ = db.Bolt().View(func(tx *bolt.Tx) error {
+		format = append(format, tx.Bucket([]byte("meta")).Get([]byte("format"))...)
+		return nil
+	})
 	if string(format) != "\x00\x00\x00\x01" {
 		t.Errorf("format after the refused migration: %x, want 1", format)
 	}

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"errors"
 	"bytes"
 	"encoding/binary"
 	"errors"
