@@ -83,6 +83,21 @@ func Open(path string, opts *Options) (db *DB, err error) {
 	return db, nil
 }
 
+// OpenBackend opens the store kept in kv, named name in messages: a
+// backend other than the bbolt file Open opens (NewMemory's, say). What
+// needs the file — the audit's page walk, Snapshot — is bbolt's only.
+func OpenBackend(name string, kv Backend, opts *Options) (*DB, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	db := &DB{kv: kv, path: name, readOnly: opts.ReadOnly}
+	if err := db.init(opts.migrating); err != nil {
+		kv.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
 // init creates the buckets of a new store, or checks the format of an
 // existing one: FormatVersion, or an older one this build reads
 // (oldestFormat on) when opened read-only or by Migrate.
@@ -217,9 +232,11 @@ func (db *DB) Path() string { return db.path }
 
 // Close releases the store.
 func (db *DB) Close() error {
-	err := db.bolt.Close()
-	if cerr := db.file.Close(); err == nil {
-		err = cerr
+	err := db.kv.Close()
+	if db.file != nil {
+		if cerr := db.file.Close(); err == nil {
+			err = cerr
+		}
 	}
 	return err
 }
@@ -319,6 +336,9 @@ func inStd(fn string) bool {
 // store serves and writes. size is called with the copy's length before
 // the first byte is written.
 func (db *DB) Snapshot(w io.Writer, size func(int64)) error {
+	if db.bolt == nil {
+		return fmt.Errorf("store: %s: a snapshot is a copy of a bbolt file, and this store has none", db.path)
+	}
 	return db.guard(func() error {
 		return db.bolt.View(func(tx *bolt.Tx) error {
 			if size != nil {

@@ -198,8 +198,17 @@ func (w *writer) put(nv *NewVersion) (PutResult, error) {
 			return PutResult{}, fmt.Errorf("store: version %s: text sizes do not match its header", v.ID)
 		}
 		for i := range nv.Chunks {
-			if c := &nv.Chunks[i]; c.Ordinal != uint32(i) || c.Version != v.ID {
+			c := &nv.Chunks[i]
+			if c.Ordinal != uint32(i) || c.Version != v.ID {
 				return PutResult{}, fmt.Errorf("store: version %s: chunk %d is numbered %s", v.ID, i, c.ID())
+			}
+			// What the audit would report, refused before it is written: a
+			// chunk outside its text, or whose byte offsets are not those
+			// of its code points, would serve other coordinates than its
+			// text's.
+			if c.Start < 0 || c.End < c.Start || c.End > v.TextLen ||
+				c.ByteStart != nv.Text.ByteOffset(c.Start) || c.ByteEnd != nv.Text.ByteOffset(c.End) {
+				return PutResult{}, fmt.Errorf("store: version %s: chunk %d: range [%d, %d), bytes [%d, %d), is not a range of its text of %d code points", v.ID, i, c.Start, c.End, c.ByteStart, c.ByteEnd, v.TextLen)
 			}
 		}
 	}
