@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Finding is one problem found by Check.
@@ -92,7 +90,7 @@ func (db *DB) Check() ([]Finding, error) {
 // beside it.
 func (db *DB) CheckWith(opts CheckOptions) (*CheckReport, error) {
 	rep := &CheckReport{}
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx BackendTx) error {
 		fs, err := db.checkPages(uint64(tx.ID()))
 		if err != nil {
 			return err
@@ -410,7 +408,7 @@ func (c *checker) chunks(live map[uint64]*Version) {
 }
 
 // checkTraceSummaries reports trace summaries that belong to no trace.
-func checkTraceSummaries(tx *bolt.Tx, add func(Finding)) {
+func checkTraceSummaries(tx BackendTx, add func(Finding)) {
 	b := tx.Bucket(bucketTraceSummaries)
 	if b == nil {
 		return
@@ -434,7 +432,7 @@ func checkTraceSummaries(tx *bolt.Tx, add func(Finding)) {
 
 // checkIndex reports index entries that name no chunk, or a chunk without
 // the record the index is about.
-func checkIndex(tx *bolt.Tx, index []byte, what string, has func(*Chunk) bool, add func(Finding)) {
+func checkIndex(tx BackendTx, index []byte, what string, has func(*Chunk) bool, add func(Finding)) {
 	chunks := tx.Bucket(bucketChunks)
 	_ = tx.Bucket(index).ForEach(func(k, v []byte) error {
 		b := chunks.Get(k)

@@ -29,6 +29,7 @@ type Options struct {
 // DB is an open evidence store.
 type DB struct {
 	bolt     *bolt.DB
+	kv       Backend
 	file     *os.File // the same file, read by Check's page walk (pagecheck.go); it outlives an unlinked path
 	path     string
 	readOnly bool
@@ -74,9 +75,24 @@ func Open(path string, opts *Options) (db *DB, err error) {
 		b.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	db = &DB{bolt: b, file: f, path: path, readOnly: opts.ReadOnly}
+	db = &DB{bolt: b, kv: boltBackend{b}, file: f, path: path, readOnly: opts.ReadOnly}
 	if err := db.init(opts.migrating); err != nil {
 		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// OpenBackend opens the store kept in kv, named name in messages: a
+// backend other than the bbolt file Open opens (NewMemory's, say). What
+// needs the file — the audit's page walk, Snapshot — is bbolt's only.
+func OpenBackend(name string, kv Backend, opts *Options) (*DB, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	db := &DB{kv: kv, path: name, readOnly: opts.ReadOnly}
+	if err := db.init(opts.migrating); err != nil {
+		kv.Close()
 		return nil, err
 	}
 	return db, nil
@@ -86,12 +102,12 @@ func Open(path string, opts *Options) (db *DB, err error) {
 // existing one: FormatVersion, or an older one this build reads
 // (oldestFormat on) when opened read-only or by Migrate.
 func (db *DB) init(migrating bool) error {
-	check := func(tx *bolt.Tx) (fresh bool, err error) {
+	check := func(tx BackendTx) (fresh bool, err error) {
 		meta := tx.Bucket(bucketMeta)
 		if meta == nil {
 			// A bbolt file with buckets but no meta bucket belongs to someone else.
 			empty := true
-			_ = tx.ForEach(func([]byte, *bolt.Bucket) error { empty = false; return nil })
+			_ = tx.ForEachBucket(func([]byte) error { empty = false; return nil })
 			if !empty {
 				return false, fmt.Errorf("%w: %s is a bbolt file of another program", ErrNotStore, db.path)
 			}
@@ -126,7 +142,7 @@ func (db *DB) init(migrating bool) error {
 		return false, db.checkTop(uint64(tx.ID()))
 	}
 	var fresh bool
-	err := db.view(func(tx *bolt.Tx) (err error) { fresh, err = check(tx); return err })
+	err := db.view(func(tx BackendTx) (err error) { fresh, err = check(tx); return err })
 	if err != nil {
 		return err
 	}
@@ -139,7 +155,7 @@ func (db *DB) init(migrating bool) error {
 	if db.readOnly {
 		return fmt.Errorf("%w: %s is empty", ErrNotStore, db.path)
 	}
-	return db.update(func(tx *bolt.Tx) error {
+	return db.update(func(tx BackendTx) error {
 		for _, name := range slices.Concat(allBuckets, laterBuckets) {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
@@ -156,20 +172,20 @@ func (db *DB) init(migrating bool) error {
 // know: a store of an older build lacks later buckets, one of a newer
 // build holds more, but only a damaged bucket name does both. Reading the
 // missing bucket as empty would hide its records.
-func checkLaterBuckets(tx *bolt.Tx, path string) error {
+func checkLaterBuckets(tx BackendTx, path string) error {
 	known := map[string]bool{}
 	for _, name := range slices.Concat(allBuckets, laterBuckets) {
 		known[string(name)] = true
 	}
 	var unknown []byte
-	c := tx.Cursor()
-	for name, v := c.First(); name != nil; name, v = c.Next() {
-		if v != nil {
-			return fmt.Errorf("%w: %s: the top level holds a value %q, not a bucket", ErrCorrupt, path, name)
-		}
+	err := tx.ForEachBucket(func(name []byte) error {
 		if !known[string(name)] && unknown == nil {
 			unknown = slices.Clone(name)
 		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	if unknown == nil {
 		return nil
@@ -191,7 +207,7 @@ func (db *DB) createLaterBuckets() error {
 		return nil
 	}
 	var missing [][]byte
-	if err := db.view(func(tx *bolt.Tx) error {
+	if err := db.view(func(tx BackendTx) error {
 		for _, name := range laterBuckets {
 			if tx.Bucket(name) == nil {
 				missing = append(missing, name)
@@ -201,7 +217,7 @@ func (db *DB) createLaterBuckets() error {
 	}); err != nil || len(missing) == 0 {
 		return err
 	}
-	return db.update(func(tx *bolt.Tx) error {
+	return db.update(func(tx BackendTx) error {
 		for _, name := range missing {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("store: creating bucket %q: %w", name, err)
@@ -216,27 +232,29 @@ func (db *DB) Path() string { return db.path }
 
 // Close releases the store.
 func (db *DB) Close() error {
-	err := db.bolt.Close()
-	if cerr := db.file.Close(); err == nil {
-		err = cerr
+	err := db.kv.Close()
+	if db.file != nil {
+		if cerr := db.file.Close(); err == nil {
+			err = cerr
+		}
 	}
 	return err
 }
 
 // View runs fn in a read-only transaction.
 func (db *DB) View(fn func(*Tx) error) error {
-	return db.view(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx, db: db}) })
+	return db.view(func(tx BackendTx) error { return fn(&Tx{tx: tx, db: db}) })
 }
 
-func (db *DB) view(fn func(*bolt.Tx) error) error {
-	return db.guard(func() error { return db.bolt.View(fn) })
+func (db *DB) view(fn func(BackendTx) error) error {
+	return db.guard(func() error { return db.kv.View(fn) })
 }
 
-func (db *DB) update(fn func(*bolt.Tx) error) error {
+func (db *DB) update(fn func(BackendTx) error) error {
 	if db.readOnly {
 		return fmt.Errorf("%w: %s", ErrReadOnly, db.path)
 	}
-	return db.guard(func() error { return db.bolt.Update(fn) })
+	return db.guard(func() error { return db.kv.Update(fn) })
 }
 
 // guard turns what a damaged file does into ErrCorrupt: a panic raised in
@@ -318,11 +336,16 @@ func inStd(fn string) bool {
 // store serves and writes. size is called with the copy's length before
 // the first byte is written.
 func (db *DB) Snapshot(w io.Writer, size func(int64)) error {
-	return db.view(func(tx *bolt.Tx) error {
-		if size != nil {
-			size(tx.Size())
-		}
-		_, err := tx.WriteTo(w)
-		return err
+	if db.bolt == nil {
+		return fmt.Errorf("store: %s: a snapshot is a copy of a bbolt file, and this store has none", db.path)
+	}
+	return db.guard(func() error {
+		return db.bolt.View(func(tx *bolt.Tx) error {
+			if size != nil {
+				size(tx.Size())
+			}
+			_, err := tx.WriteTo(w)
+			return err
+		})
 	})
 }

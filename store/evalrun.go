@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Evaluation runs (`evidence eval run`, docs/eval.md) are kept in the
@@ -26,9 +24,9 @@ func (db *DB) PutEvalRun(id string, record []byte) error {
 	case !json.Valid(record):
 		return fmt.Errorf("store: evaluation run %s: the record is not JSON", id)
 	}
-	return db.update(func(tx *bolt.Tx) error {
+	return db.update(func(tx BackendTx) error {
 		b := tx.Bucket(bucketEvalRuns)
-		b.FillPercent = 0.95 // ids grow with time, as traces'
+		fillHint(b, 0.95) // ids grow with time, as traces'
 		if old := b.Get([]byte(id)); old != nil {
 			if j, err := openEvalRun([]byte(id), old); err == nil && bytes.Equal(j, record) {
 				return nil

@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 	"slices"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // FormatVersion is the on-disk format this build writes, kept in the meta
@@ -180,7 +178,7 @@ func preflight(path string) error {
 // repaired and traces buckets were required: it lacks one of them and
 // holds no bucket this build does not know, other than the cpindex bucket
 // those builds kept. (A damaged bucket name lacks one and adds another.)
-func checkEarlyFormat1(tx *bolt.Tx, path string, format uint32) error {
+func checkEarlyFormat1(tx BackendTx, path string, format uint32) error {
 	if format != 1 {
 		return nil
 	}
@@ -199,7 +197,7 @@ func checkEarlyFormat1(tx *bolt.Tx, path string, format uint32) error {
 		known[string(name)] = true
 	}
 	unknown := false
-	_ = tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+	_ = tx.ForEachBucket(func(name []byte) error {
 		unknown = unknown || !known[string(name)]
 		return nil
 	})

@@ -3,8 +3,6 @@ package store
 import (
 	"bytes"
 	"fmt"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Judgment returns a copy of the model judge verdict stored under key, and
@@ -12,7 +10,7 @@ import (
 // verifier's (verify.CachedJudge); the store keeps them as opaque bytes.
 // A store opened read-only that predates the judgments bucket has none.
 func (db *DB) Judgment(key []byte) (verdict []byte, ok bool, err error) {
-	err = db.view(func(tx *bolt.Tx) error {
+	err = db.view(func(tx BackendTx) error {
 		b := tx.Bucket(bucketJudgments)
 		if b == nil {
 			return nil
@@ -32,6 +30,6 @@ func (db *DB) PutJudgment(key, verdict []byte) error {
 		return fmt.Errorf("%w: %s", ErrReadOnly, db.path)
 	}
 	return db.guard(func() error {
-		return db.bolt.Batch(func(tx *bolt.Tx) error { return tx.Bucket(bucketJudgments).Put(key, verdict) })
+		return db.kv.Batch(func(tx BackendTx) error { return tx.Bucket(bucketJudgments).Put(key, verdict) })
 	})
 }

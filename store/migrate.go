@@ -5,8 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // MigrateReport is what Migrate did.
@@ -66,7 +64,7 @@ func Migrate(path string, opts *Options) (*MigrateReport, error) {
 		return nil, err
 	}
 	defer db.Close()
-	err = db.update(func(tx *bolt.Tx) error {
+	err = db.update(func(tx BackendTx) error {
 		for _, name := range jsonBuckets {
 			n, err := resealBucket(tx.Bucket(name), sealJSONRecord)
 			if err != nil {
@@ -99,7 +97,7 @@ func Migrate(path string, opts *Options) (*MigrateReport, error) {
 // (reseal returns nil for a record sealed already). bbolt's cursors may
 // not outlive a Put, so it reads a batch of records, writes them, and
 // seeks again to the first key it did not read.
-func resealBucket(b *bolt.Bucket, reseal func(k, v []byte) ([]byte, error)) (int, error) {
+func resealBucket(b Bucket, reseal func(k, v []byte) ([]byte, error)) (int, error) {
 	if b == nil {
 		return 0, nil
 	}

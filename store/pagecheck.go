@@ -87,6 +87,9 @@ func (w *pageWalk) fail(format string, args ...any) {
 // cannot be read. No write may run beside it: the pages of older
 // transactions are reused.
 func (db *DB) checkPages(txid uint64) ([]Finding, error) {
+	if db.file == nil {
+		return nil, nil // no file: nothing of bbolt's to walk
+	}
 	return checkPagesOf(db.file, txid, false)
 }
 
@@ -100,6 +103,9 @@ func (db *DB) checkPages(txid uint64) ([]Finding, error) {
 // page id that names no tree page would send bbolt's cursors down a
 // descent that never ends. Pages deeper in a tree are the audit's.
 func (db *DB) checkTop(txid uint64) error {
+	if db.file == nil {
+		return nil
+	}
 	fs, err := checkPagesOf(db.file, txid, true)
 	if err != nil {
 		return err

@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Tx is a read transaction. Values it returns that are byte slices or Texts
@@ -17,15 +15,15 @@ import (
 // Records returned by Tx share their strings and slices with a cache of
 // decoded records: treat them as read-only.
 type Tx struct {
-	tx *bolt.Tx
+	tx BackendTx
 	db *DB
 	// The hot buckets, opened once per transaction, and a cursor for each
 	// bucket read more than once: bbolt's Bucket.Get opens the bucket and
 	// grows a new cursor stack on every call, which was a third of a
 	// verification's allocations. A single read (one resolve) goes through
 	// Get, which allocates less than a cursor kept for reuse.
-	buckets [numHot]*bolt.Bucket
-	cursors [numHot]*bolt.Cursor
+	buckets [numHot]Bucket
+	cursors [numHot]Cursor
 }
 
 // The buckets point lookups read, indexes into Tx.buckets.
@@ -404,11 +402,11 @@ func (t *Tx) ForEachTraceSummaryBefore(before string, fn func(id, summary []byte
 // with its own cursor: one seek each, then steps.
 func (t *Tx) traceSummaries(bound string, backward bool, fn func(id, summary []byte, trace func() ([]byte, error)) error) error {
 	c := t.tx.Bucket(bucketTraces).Cursor()
-	var sc *bolt.Cursor
+	var sc Cursor
 	if b := t.tx.Bucket(bucketTraceSummaries); b != nil { // absent in a store opened read-only before it existed
 		sc = b.Cursor()
 	}
-	seek := func(c *bolt.Cursor) ([]byte, []byte) {
+	seek := func(c Cursor) ([]byte, []byte) {
 		k, v := c.Seek([]byte(bound))
 		if !backward {
 			return k, v
@@ -418,9 +416,9 @@ func (t *Tx) traceSummaries(bound string, backward bool, fn func(id, summary []b
 		}
 		return c.Prev()
 	}
-	step, ahead := (*bolt.Cursor).Next, func(a, b []byte) bool { return bytes.Compare(a, b) < 0 }
+	step, ahead := Cursor.Next, func(a, b []byte) bool { return bytes.Compare(a, b) < 0 }
 	if backward {
-		step, ahead = (*bolt.Cursor).Prev, func(a, b []byte) bool { return bytes.Compare(a, b) > 0 }
+		step, ahead = Cursor.Prev, func(a, b []byte) bool { return bytes.Compare(a, b) > 0 }
 	}
 	var sk, sv []byte
 	if sc != nil {

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Review is a person's label for one judged claim of a stored trace, kept
@@ -61,7 +59,7 @@ func (db *DB) PutReviews(rs []Review) (ReviewCounts, error) {
 			return n, fmt.Errorf("store: review %d: trace id %q holds a zero byte", i, r.TraceID)
 		}
 	}
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx BackendTx) error {
 		n = ReviewCounts{}
 		b := tx.Bucket(bucketReviews)
 		for i := range rs {

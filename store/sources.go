@@ -3,8 +3,6 @@ package store
 import (
 	"encoding/binary"
 	"fmt"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // The source index maps the BLAKE3 of a version's source bytes to the
@@ -32,13 +30,13 @@ func (w *writer) indexSource(v *Version) error {
 }
 
 // markSourcesIndexed records that the index covers every version written so far.
-func markSourcesIndexed(tx *bolt.Tx) error {
+func markSourcesIndexed(tx BackendTx) error {
 	seq := tx.Bucket(bucketVersions).Sequence()
 	return tx.Bucket(bucketMeta).Put(keySourcesSeq, binary.BigEndian.AppendUint64(nil, seq))
 }
 
 // sourcesIndexed returns the versions sequence the index covers.
-func sourcesIndexed(tx *bolt.Tx) uint64 {
+func sourcesIndexed(tx BackendTx) uint64 {
 	b := tx.Bucket(bucketMeta).Get(keySourcesSeq)
 	if len(b) != 8 {
 		return 0
@@ -53,13 +51,13 @@ func (db *DB) syncSourceIndex() error {
 		return nil
 	}
 	behind := false
-	if err := db.view(func(tx *bolt.Tx) error {
+	if err := db.view(func(tx BackendTx) error {
 		behind = tx.Bucket(bucketSources) == nil || sourcesIndexed(tx) < tx.Bucket(bucketVersions).Sequence()
 		return nil
 	}); err != nil || !behind {
 		return err
 	}
-	return db.update(func(tx *bolt.Tx) error {
+	return db.update(func(tx BackendTx) error {
 		idx, err := tx.CreateBucketIfNotExists(bucketSources)
 		if err != nil {
 			return fmt.Errorf("store: creating bucket %q: %w", bucketSources, err)

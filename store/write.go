@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // NewVersion is everything written for one version, in one transaction.
@@ -86,7 +84,7 @@ func (db *DB) PutVersion(nv *NewVersion) (PutResult, error) {
 // source is not stored again unless NewVersion.Undelete says so.
 func (db *DB) PutVersions(nvs []*NewVersion) ([]PutResult, error) {
 	results := make([]PutResult, len(nvs))
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx BackendTx) error {
 		w := writer{tx: tx, now: time.Now().UTC()}
 		for i, nv := range nvs {
 			r, err := w.put(nv)
@@ -114,7 +112,7 @@ func (db *DB) PutVersions(nvs []*NewVersion) ([]PutResult, error) {
 var errNothingWritten = errors.New("store: nothing written")
 
 type writer struct {
-	tx      *bolt.Tx
+	tx      BackendTx
 	now     time.Time
 	dirty   bool // something was put or deleted
 	indexed bool // a version was added to the source index
@@ -200,8 +198,17 @@ func (w *writer) put(nv *NewVersion) (PutResult, error) {
 			return PutResult{}, fmt.Errorf("store: version %s: text sizes do not match its header", v.ID)
 		}
 		for i := range nv.Chunks {
-			if c := &nv.Chunks[i]; c.Ordinal != uint32(i) || c.Version != v.ID {
+			c := &nv.Chunks[i]
+			if c.Ordinal != uint32(i) || c.Version != v.ID {
 				return PutResult{}, fmt.Errorf("store: version %s: chunk %d is numbered %s", v.ID, i, c.ID())
+			}
+			// What the audit would report, refused before it is written: a
+			// chunk outside its text, or whose byte offsets are not those
+			// of its code points, would serve other coordinates than its
+			// text's.
+			if c.Start < 0 || c.End < c.Start || c.End > v.TextLen ||
+				c.ByteStart != nv.Text.ByteOffset(c.Start) || c.ByteEnd != nv.Text.ByteOffset(c.End) {
+				return PutResult{}, fmt.Errorf("store: version %s: chunk %d: range [%d, %d), bytes [%d, %d), is not a range of its text of %d code points", v.ID, i, c.Start, c.End, c.ByteStart, c.ByteEnd, v.TextLen)
 			}
 		}
 	}
@@ -369,9 +376,9 @@ func (w *writer) putContent(v *Version, nv *NewVersion) error {
 	quarantine := w.tx.Bucket(bucketQuarantine)
 	repaired := w.tx.Bucket(bucketRepaired)
 	// Keys ascend, so bbolt fills pages to the brim instead of splitting them.
-	chunks.FillPercent = 1.0
-	quarantine.FillPercent = 1.0
-	repaired.FillPercent = 1.0
+	fillHint(chunks, 1.0)
+	fillHint(quarantine, 1.0)
+	fillHint(repaired, 1.0)
 	v.Chunks, v.Quarantined, v.Repaired = len(nv.Chunks), 0, 0
 	for i := range nv.Chunks {
 		c := &nv.Chunks[i]
@@ -401,7 +408,7 @@ func (w *writer) putContent(v *Version, nv *NewVersion) error {
 // current version leaves the document with no current version: an older
 // version is never promoted silently.
 func (db *DB) Delete(documentID, version string) (deleted []string, err error) {
-	err = db.update(func(tx *bolt.Tx) error {
+	err = db.update(func(tx BackendTx) error {
 		w := writer{tx: tx, now: time.Now().UTC()}
 		doc, err := w.getDoc(documentID)
 		if err != nil {
@@ -457,9 +464,11 @@ func (w *writer) removeContent(v *Version) error {
 		}
 	}
 	for _, name := range [][]byte{bucketChunks, bucketQuarantine, bucketRepaired} {
-		c := w.tx.Bucket(name).Cursor()
-		for ck, _ := c.Seek(k); len(ck) == 12 && string(ck[:8]) == string(k); ck, _ = c.Seek(k) {
-			if err := c.Delete(); err != nil {
+		b := w.tx.Bucket(name)
+		// A fresh cursor after each delete: a cursor may not outlive a
+		// write to its bucket.
+		for ck, _ := b.Cursor().Seek(k); len(ck) == 12 && string(ck[:8]) == string(k); ck, _ = b.Cursor().Seek(k) {
+			if err := b.Delete(slices.Clone(ck)); err != nil {
 				return err
 			}
 		}
@@ -478,7 +487,7 @@ func (db *DB) PutFailure(f *Failure) error {
 	if key == "" {
 		key = f.Path
 	}
-	return db.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketFailures).Put([]byte(key), sealJSON([]byte(key), b)) })
+	return db.update(func(tx BackendTx) error { return tx.Bucket(bucketFailures).Put([]byte(key), sealJSON([]byte(key), b)) })
 }
 
 // PutTrace stores a verification trace under its id. Traces are written
@@ -495,7 +504,7 @@ func (db *DB) PutTraceRecord(r TraceRecord) error {
 		return fmt.Errorf("%w: %s", ErrReadOnly, db.path)
 	}
 	return db.guard(func() error {
-		return db.bolt.Batch(func(tx *bolt.Tx) error { return putTrace(tx, &r) })
+		return db.kv.Batch(func(tx BackendTx) error { return putTrace(tx, &r) })
 	})
 }
 
@@ -513,7 +522,7 @@ type TraceRecord struct {
 // writer that queues them behind the responses. Either all are stored or
 // none.
 func (db *DB) PutTraces(traces []TraceRecord) error {
-	return db.update(func(tx *bolt.Tx) error {
+	return db.update(func(tx BackendTx) error {
 		for i := range traces {
 			if err := putTrace(tx, &traces[i]); err != nil {
 				return err
@@ -523,9 +532,9 @@ func (db *DB) PutTraces(traces []TraceRecord) error {
 	})
 }
 
-func putTrace(tx *bolt.Tx, r *TraceRecord) error {
+func putTrace(tx BackendTx, r *TraceRecord) error {
 	b := tx.Bucket(bucketTraces)
-	b.FillPercent = 0.95 // ids grow with time: pages fill and are rarely split again
+	fillHint(b, 0.95) // ids grow with time: pages fill and are rarely split again
 	sealed := sealJSON([]byte(r.ID), r.Trace)
 	if old := b.Get([]byte(r.ID)); old != nil {
 		if string(old) == string(sealed) {
@@ -540,6 +549,6 @@ func putTrace(tx *bolt.Tx, r *TraceRecord) error {
 		return nil
 	}
 	sb := tx.Bucket(bucketTraceSummaries)
-	sb.FillPercent = 0.95
+	fillHint(sb, 0.95)
 	return sb.Put([]byte(r.ID), sealJSON([]byte(r.ID), r.Summary))
 }

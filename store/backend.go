@@ -1,0 +1,74 @@
+package store
+
+// Backend is the engine a DB keeps its bytes in: named buckets of keys in
+// byte order, read transactions that each see one committed state, and
+// write transactions that commit whole or not at all. Everything the
+// store promises — record encodings and their seals, a version in one
+// transaction, idempotent puts, tombstones, the indexes, verify on read —
+// is built above it, once, in this package; a backend keeps bytes and
+// answers in key order.
+//
+// The embedded default is bbolt (boltBackend); newMemoryBackend holds a
+// store in memory. Both pass storetest.Conformance, which every backend
+// must.
+type Backend interface {
+	// View runs fn in a read transaction; the slices it reads are valid
+	// until fn returns.
+	View(fn func(BackendTx) error) error
+	// Update runs fn in a write transaction, committed when fn returns
+	// nil and rolled back when it returns an error.
+	Update(fn func(BackendTx) error) error
+	// Batch is Update for many small concurrent writes, which it may
+	// commit together; fn may run more than once and must be idempotent.
+	Batch(fn func(BackendTx) error) error
+	Close() error
+}
+
+// BackendTx is a transaction of a Backend.
+type BackendTx interface {
+	// Bucket returns the named top-level bucket, or nil when there is none.
+	Bucket(name []byte) Bucket
+	// CreateBucketIfNotExists returns the named bucket, creating it in a
+	// write transaction.
+	CreateBucketIfNotExists(name []byte) (Bucket, error)
+	// ForEachBucket calls fn with the name of every top-level bucket, in
+	// byte order.
+	ForEachBucket(fn func(name []byte) error) error
+	// ID identifies the committed state the transaction reads (bbolt's
+	// transaction id): equal ids, equal contents.
+	ID() uint64
+}
+
+// Bucket is an ordered map of byte keys to byte values. Writes fail in a
+// read transaction.
+type Bucket interface {
+	Get(key []byte) []byte
+	Cursor() Cursor
+	ForEach(fn func(k, v []byte) error) error
+	Put(key, value []byte) error
+	Delete(key []byte) error
+	// Sequence is the bucket's counter; NextSequence increments and
+	// returns it; SetSequence sets it.
+	Sequence() uint64
+	NextSequence() (uint64, error)
+	SetSequence(v uint64) error
+}
+
+// Cursor walks a bucket in key order; each method returns the key and
+// value it lands on, nil and nil past either end.
+type Cursor interface {
+	First() (key, value []byte)
+	Last() (key, value []byte)
+	Seek(key []byte) (k, v []byte) // the first key >= key
+	Next() (key, value []byte)
+	Prev() (key, value []byte)
+}
+
+// fillHint tells a backend that keys of b arrive in ascending order, so
+// that pages can be filled to fraction f rather than split in half. A
+// backend without pages ignores it.
+func fillHint(b Bucket, f float64) {
+	if h, ok := b.(interface{ fillPercent(float64) }); ok {
+		h.fillPercent(f)
+	}
+}
