@@ -32,13 +32,20 @@ func (m *meaningScanner) polarity(ci int, ev []mtext, al []alignment, res *meani
 	}
 	a := al[len(al)-1]
 	et, e := &ev[a.ev], &ev[a.ev].clauses[a.clause]
-	negText, negClause, k, other, otherClause := et, e, evNeg, &m.claim, c
-	if claimNeg >= 0 {
-		negText, negClause, k, other, otherClause = &m.claim, c, claimNeg, et, e
-	}
-	if k < 0 {
+	// Both sides may deny something ("should not … without" against
+	// "should … without"): the finding is the negation the other side
+	// lacks, the claim's first tried.
+	if claimNeg >= 0 && m.deniedOnly(res, &m.claim, c, claimNeg, et, e) {
 		return
 	}
+	if evNeg >= 0 {
+		m.deniedOnly(res, et, e, evNeg, &m.claim, c)
+	}
+}
+
+// deniedOnly reports, and adds as a finding, that negator k of clause
+// negClause denies a word that clause otherClause of other states plainly.
+func (m *meaningScanner) deniedOnly(res *meaningResult, negText *mtext, negClause *mclause, k int, other *mtext, otherClause *mclause) bool {
 	denied, match := negText.denies(k, negClause, other, otherClause)
 	// The denied word must be stated plainly on the other side, denied
 	// nowhere there, and not also stated plainly beside the negation:
@@ -46,18 +53,18 @@ func (m *meaningScanner) polarity(ci int, ev []mtext, al []alignment, res *meani
 	// lines, list items) then cannot fake a difference.
 	if denied < 0 || match < 0 || other.toks[match].negated || other.negates(negText.toks[denied].hash) ||
 		negText.plain(negClause, negText.toks[denied].hash, denied) {
-		return
+		return false
 	}
 	// The other side denies the negation's head itself, in another clause:
 	// the two draw the clause edges differently (a heading "No mandate"
 	// run into the sentence after it), and the negation is on both.
 	if h := negText.head(k, negClause); h >= 0 && h != denied && other.negates(negText.toks[h].hash) {
-		return
+		return false
 	}
 	// A word inside "whether …" is asked about, not stated: "controls
 	// whether the command will follow symlinks" states no following.
 	if other.open(otherClause, match) || negText.open(negClause, denied) {
-		return
+		return false
 	}
 	from := k
 	if from > negClause.from && negText.toks[from-1].flags&fAux != 0 {
@@ -71,6 +78,7 @@ func (m *meaningScanner) polarity(ci int, ev []mtext, al []alignment, res *meani
 		m.add(res, "polarity", reasonPolarity, otherWords, negWords)
 	}
 	res.contradicted = true
+	return true
 }
 
 // partial reports whether negator k of clause c is partial: a quantifier
@@ -211,7 +219,7 @@ func (t *mtext) segmentHasException(seg int) bool {
 // findHash returns a content token of the clause with stem hash h, or -1.
 func (t *mtext) findHash(c *mclause, h uint32) int {
 	for k := c.from; k < c.to; k++ {
-		if t.toks[k].hash == h && (t.toks[k].content || t.toks[k].neg) {
+		if t.toks[k].hash == h && (t.toks[k].content || t.toks[k].neg || t.toks[k].trend) {
 			return k
 		}
 	}

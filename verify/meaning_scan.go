@@ -24,6 +24,7 @@ type mtok struct {
 	soft       bool  // its clause break comes from a word ("but", "if"), not punctuation
 	info       *lexWord
 	noPeriod   bool // inside "annual report" and the like
+	trend      bool // a word of a trend ("dropped", "rose"): no content, but what a negator denies
 }
 
 const (
@@ -394,6 +395,10 @@ func (t *mtext) phrases() {
 			for k := m.from; k < m.to; k++ {
 				toks[k].noPeriod = true
 			}
+		case kTrend:
+			for k := m.from; k < m.to; k++ {
+				toks[k].trend = true
+			}
 		}
 		// The words that say how are not what the clause is about: they
 		// stay out of the overlap that pairs clauses.
@@ -547,7 +552,7 @@ func (t *mtext) words(from, to int) string {
 // negator denies.
 func (t *mtext) head(i int, c *mclause) int {
 	for k := i + 1; k < c.to && k <= i+4; k++ {
-		if t.toks[k].content && !t.toks[k].neg {
+		if (t.toks[k].content || t.toks[k].trend) && !t.toks[k].neg {
 			return k
 		}
 	}

@@ -37,6 +37,10 @@ var meaningCases = []meaningCase{
 	{"conjunction before a modal ends the scope", "Reports that violate the code of conduct may result in being banned.", "Reports that violate our code of conduct will not be considered and may result in being banned.", ""},
 	{"heading run into the sentence", "No mandate Section 1201 requires manufacturers to respond to any technological measure.", "No mandate\n\nSection 1201 requires manufacturers to respond to any technological measure.", ""},
 	{"heading twin", "Section 1201 does not require manufacturers to respond.", "Section 1201 requires manufacturers to respond.", reasonPolarity},
+	{"negated trend word", "Existing Python 2 libraries must be dropped before the last reverse dependency is removed.", "Existing Python 2 libraries must not be dropped before the last reverse dependency is removed.", reasonPolarity},
+	{"negated trend word twin", "Existing Python 2 libraries must not be dropped before the last reverse dependency is removed.", "Existing Python 2 libraries must not be dropped before the last reverse dependency is removed.", ""},
+	{"the negation the other side lacks", "File triggers should generally be used without mutual consent.", "File triggers should not generally be used without mutual consent.", reasonPolarity},
+	{"the negation the other side lacks twin", "File triggers should not generally be used without mutual consent.", "File triggers should not generally be used without mutual consent of the packages.", ""},
 	{"conjunction twin", "Reports that violate the code of conduct will be considered.", "Reports that violate our code of conduct will not be considered and may result in being banned.", reasonPolarity},
 	// correct rewordings an outside writer uses: none may be flagged
 	{"passive for active", "The loan shall be repaid by the Borrower on the maturity date.", "The Borrower shall repay the loan on the maturity date.", ""},
