@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/evidence-rag/evidence/ingest"
@@ -46,6 +47,9 @@ type serverConfig struct {
 	// links signs viewer links; nil signs with a key of the server's own
 	// run, relative links valid for defaultViewerTTL.
 	links *linkSigner
+	// limits bound the requests handled and waiting (serve_limits.go);
+	// zero values take the defaults.
+	limits serveLimits
 }
 
 // server is the HTTP service over one open store. It is the store's only
@@ -60,6 +64,8 @@ type server struct {
 	requestIDs *requestIDs
 	traces     *traceQueue // nil: traces are committed before the response
 	policyJSON []byte      // the policy, encoded once for traces
+	lanes      lanes       // admission control by route (serve_limits.go)
+	shed       atomic.Int64
 }
 
 type handlerFunc func(w http.ResponseWriter, r *http.Request, c *caller) error
@@ -77,6 +83,8 @@ func newServer(db *store.DB, cfg serverConfig) *server {
 	s := &server{serverConfig: cfg, db: db, mux: http.NewServeMux(), log: slog.NewLogLogger(cfg.logger.Handler(), slog.LevelError), requestIDs: newRequestIDs()}
 	var err error
 	s.metrics = newServerMetrics(db)
+	s.limits = s.limits.withDefaults()
+	s.lanes = newLanes(s.limits, s.metrics)
 	if s.links == nil {
 		if s.links, err = ephemeralSigner(defaultViewerTTL, ""); err != nil {
 			panic("serve: no random viewer key: " + err.Error())
@@ -109,6 +117,7 @@ func newServer(db *store.DB, cfg serverConfig) *server {
 	s.handle("GET /view/{chunk_id}", accessViewer, s.viewChunk)
 	s.handle("GET /view/versions/{version}", accessViewer, s.viewVersion)
 	s.handle("GET /view/versions/{version}/text", accessViewer, s.viewText)
+	s.handle("GET /debug/pprof/{name...}", accessAdmin, s.pprof)
 	return s
 }
 
@@ -121,9 +130,17 @@ func (s *server) routes() []string { return s.metrics.routes }
 // log only, since a store error may name what it read.
 func (s *server) handle(pattern string, need access, h handlerFunc) {
 	s.metrics.addRoute(pattern)
+	lane := s.lanes[routeLane(pattern)]
 	s.mux.Handle(pattern, route(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w}
+		if tc, ok := r.Context().Value(connKey{}).(*trackedConn); ok {
+			tc.enter() // not to be closed for a new connection while here
+			defer tc.leave()
+		}
+		sw := &statusWriter{ResponseWriter: w, stall: &stallWriter{rc: http.NewResponseController(w), stall: s.limits.writeStall}}
+		if s.limits.writeTimeout > 0 {
+			sw.stall.until = start.Add(s.limits.writeTimeout)
+		}
 		var c *caller
 		var errCode string
 		defer func() {
@@ -139,6 +156,17 @@ func (s *server) handle(pattern string, need access, h handlerFunc) {
 			s.logRequest(r, pattern, c, sw, errCode, took)
 		}()
 		hdr := sw.Header()
+		if err := lane.acquire(r.Context()); err != nil {
+			if errors.Is(err, errShed) {
+				s.shed.Add(1)
+				hdr.Set("Retry-After", strconv.Itoa(retryAfter))
+				he := lane.shedError()
+				errCode = he.code
+				writeError(sw, he)
+			} // else the client went away while its request waited
+			return
+		}
+		defer lane.release()
 		c, herr := s.authenticate(r, need)
 		if herr != nil {
 			if herr.status == http.StatusUnauthorized {
@@ -242,7 +270,15 @@ type statusWriter struct {
 	status int
 	wrote  bool
 	bytes  int64
+	// stall, if set, abandons a response its client stopped reading: a
+	// large body is written in pieces, each of which must be taken within
+	// the write stall, so a stalled reader holds its buffer and its slot
+	// that long at most.
+	stall *stallWriter
 }
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if !w.wrote {
@@ -255,9 +291,24 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	if !w.wrote {
 		w.status, w.wrote = http.StatusOK, true
 	}
-	n, err := w.ResponseWriter.Write(b)
-	w.bytes += int64(n)
-	return n, err
+	if w.stall == nil || w.bytes+int64(len(b)) < stallFrom {
+		n, err := w.ResponseWriter.Write(b)
+		w.bytes += int64(n)
+		return n, err
+	}
+	written := 0
+	for len(b) > 0 {
+		piece := b[:min(len(b), stallChunk)]
+		w.stall.deadline()
+		n, err := w.ResponseWriter.Write(piece)
+		written += n
+		w.bytes += int64(n)
+		if err != nil {
+			return written, err
+		}
+		b = b[n:]
+	}
+	return written, nil
 }
 
 func (w *statusWriter) code() int {

@@ -1,0 +1,468 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// The server's admission control. Every route belongs to a lane, and a lane
+// handles a bounded number of requests at once and lets a bounded number
+// wait, each for a bounded time; anything beyond is answered at once with a
+// 503 and Retry-After, so an overload sheds what the server cannot do in
+// time instead of queueing it without end (which made every answer late and
+// held the memory of every waiting request). Health checks and metrics have
+// a small lane of their own, so they answer while the others shed.
+
+// Lanes.
+const (
+	laneAPI     = "api"     // resolve, verify, reads, the viewer
+	laneBulk    = "bulk"    // uploads, rebuilds, deletes, snapshots: long, and the store has one writer
+	laneControl = "control" // health, metrics, the OpenAPI description
+	laneDebug   = "debug"   // pprof
+)
+
+// Defaults of the limit flags, and the fixed sizes of the small lanes.
+const (
+	defaultMaxInFlight  = 64
+	defaultMaxQueue     = 128
+	defaultQueueTimeout = 20 * time.Millisecond
+	defaultMaxBulk      = 4
+	defaultMaxConns     = 4096
+	defaultWriteStall   = 5 * time.Second
+	bulkQueueTimeout    = 10 * time.Second
+	controlInFlight     = 4
+	controlQueue        = 16
+	controlQueueTimeout = time.Second
+	debugInFlight       = 2
+	// retryAfter is the Retry-After of a shed request, in seconds.
+	retryAfter = 1
+	// stallChunk is the most a response writes under one write deadline:
+	// a larger body is written in pieces, each of which must be taken by
+	// the client within the write stall.
+	stallChunk = 64 << 10
+	// stallFrom is the body size from which write deadlines are set: a
+	// smaller one fits the socket's buffer, so its write never waits on
+	// the reader.
+	stallFrom = 16 << 10
+)
+
+// serveLimits are the limit flags of `evidence serve`. Zero values take the
+// defaults above.
+type serveLimits struct {
+	maxInFlight  int           // --max-in-flight: api requests handled at once
+	maxQueue     int           // --max-queue: api requests waiting for a slot
+	queueTimeout time.Duration // --queue-timeout: how long one may wait
+	maxBulk      int           // --max-bulk: bulk requests handled at once (4× as many may wait)
+	writeStall   time.Duration // --write-stall: a response making no progress this long is abandoned
+	// writeTimeout caps a request's write deadlines (--write-timeout);
+	// zero: no cap.
+	writeTimeout time.Duration
+}
+
+func (l serveLimits) withDefaults() serveLimits {
+	if l.maxInFlight <= 0 {
+		l.maxInFlight = defaultMaxInFlight
+	}
+	if l.maxQueue < 0 {
+		l.maxQueue = 0
+	}
+	if l.queueTimeout <= 0 {
+		l.queueTimeout = defaultQueueTimeout
+	}
+	if l.maxBulk <= 0 {
+		l.maxBulk = defaultMaxBulk
+	}
+	if l.writeStall <= 0 {
+		l.writeStall = defaultWriteStall
+	}
+	return l
+}
+
+// routeLane is the lane of a route pattern.
+func routeLane(pattern string) string {
+	switch {
+	case pattern == "GET /healthz", pattern == "GET /metrics", pattern == "GET /openapi.json":
+		return laneControl
+	case strings.HasPrefix(pattern, "GET /debug/pprof/"):
+		return laneDebug
+	case pattern == "GET /v1/snapshot", strings.HasPrefix(pattern, "POST /v1/documents"), strings.HasPrefix(pattern, "DELETE "):
+		return laneBulk
+	}
+	return laneAPI
+}
+
+// lane bounds the requests of its routes: slots in flight, and a queue.
+type lane struct {
+	name     string
+	slots    chan struct{} // a request holds one while handled
+	maxQueue int64
+	wait     time.Duration
+	queued   atomic.Int64
+	shedFull prometheus.Counter // 503: the queue was full
+	shedWait prometheus.Counter // 503: waited its time in the queue
+}
+
+func newLane(name string, inFlight, queue int, wait time.Duration, m *serverMetrics) *lane {
+	l := &lane{name: name, slots: make(chan struct{}, inFlight), maxQueue: int64(queue), wait: wait,
+		shedFull: m.shed.WithLabelValues(name, "queue_full"), shedWait: m.shed.WithLabelValues(name, "queue_timeout")}
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "evidence_http_in_flight", Help: "Requests being handled, by lane (api, bulk, control, debug).",
+			ConstLabels: prometheus.Labels{"lane": name}}, func() float64 { return float64(len(l.slots)) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "evidence_http_queued", Help: "Requests waiting for a slot, by lane.",
+			ConstLabels: prometheus.Labels{"lane": name}}, func() float64 { return float64(l.queued.Load()) }),
+	)
+	return l
+}
+
+// errShed is what acquire returns when a request is refused.
+var errShed = errors.New("shed")
+
+// acquire takes a slot: at once when one is free, else after waiting in
+// the queue (first come, first served: a channel's blocked senders are
+// woken in order) at most l.wait. A full queue refuses at once.
+func (l *lane) acquire(ctx context.Context) error {
+	select {
+	case l.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	if l.queued.Add(1) > l.maxQueue {
+		l.queued.Add(-1)
+		l.shedFull.Inc()
+		return errShed
+	}
+	defer l.queued.Add(-1)
+	t := time.NewTimer(l.wait)
+	defer t.Stop()
+	select {
+	case l.slots <- struct{}{}:
+		return nil
+	case <-t.C:
+		l.shedWait.Inc()
+		return errShed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (l *lane) release() { <-l.slots }
+
+// busy reports whether the lane is shedding or at its bound.
+func (l *lane) busy() bool { return len(l.slots) == cap(l.slots) }
+
+// shedError is the answer to a request the lane refused.
+func (l *lane) shedError() *httpError {
+	return errorf(http.StatusServiceUnavailable, "unavailable",
+		"the server is at its limit (%d requests in flight, %d waiting): retry after %d s", cap(l.slots), l.maxQueue, retryAfter)
+}
+
+// lanes are a server's lanes by name.
+type lanes map[string]*lane
+
+func newLanes(lim serveLimits, m *serverMetrics) lanes {
+	return lanes{
+		laneAPI:     newLane(laneAPI, lim.maxInFlight, lim.maxQueue, lim.queueTimeout, m),
+		laneBulk:    newLane(laneBulk, lim.maxBulk, 4*lim.maxBulk, bulkQueueTimeout, m),
+		laneControl: newLane(laneControl, controlInFlight, controlQueue, controlQueueTimeout, m),
+		laneDebug:   newLane(laneDebug, debugInFlight, 0, time.Millisecond, m),
+	}
+}
+
+// connKey finds a request's tracked connection in its context.
+type connKey struct{}
+
+// httpServer is the http.Server of a server: its timeouts, and its
+// connections tracked for the connection limit.
+func (s *server) httpServer(readHeader, read, idle time.Duration, logger *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: readHeader,
+		ReadTimeout:       read,
+		WriteTimeout:      s.limits.writeTimeout,
+		IdleTimeout:       idle,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn), // one format on stderr
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			if tc, ok := c.(*trackedConn); ok {
+				return context.WithValue(ctx, connKey{}, tc)
+			}
+			return ctx
+		},
+	}
+}
+
+// connLimiter is a listener that keeps at most max connections open. At
+// the limit, a new connection closes the one longest without a request in
+// its handler (idle between keep-alive requests, or still sending its
+// headers): the cheapest to lose, and what slow or stalled clients hold.
+// When every connection is in a handler, the new one is answered with a
+// 503 and closed. Accept never blocks on the limit, so a health check is
+// never left waiting in the kernel's queue behind stalled clients.
+type connLimiter struct {
+	net.Listener
+	max      int
+	evicted  prometheus.Counter
+	refused  prometheus.Counter
+	refusing atomic.Int32 // refusals being answered
+
+	mu    sync.Mutex
+	conns map[*trackedConn]struct{}
+}
+
+// trackedConn is a connection counted by a connLimiter.
+type trackedConn struct {
+	net.Conn
+	l      *connLimiter
+	active atomic.Int32 // requests in a handler
+	since  atomic.Int64 // when it last left a handler or was accepted (Unix ns)
+	once   sync.Once
+}
+
+func (c *trackedConn) Close() error {
+	c.once.Do(func() {
+		c.l.mu.Lock()
+		delete(c.l.conns, c)
+		c.l.mu.Unlock()
+	})
+	return c.Conn.Close()
+}
+
+func (c *trackedConn) enter() { c.active.Add(1) }
+
+func (c *trackedConn) leave() {
+	c.since.Store(time.Now().UnixNano())
+	c.active.Add(-1)
+}
+
+// limitListener wraps ln to keep at most max connections open (see
+// connLimiter) and counts them in the server's metrics.
+func (s *server) limitListener(ln net.Listener, max int) net.Listener {
+	l := &connLimiter{Listener: ln, max: max, conns: map[*trackedConn]struct{}{},
+		evicted: s.metrics.connsShed.WithLabelValues("evicted"), refused: s.metrics.connsShed.WithLabelValues("refused")}
+	s.metrics.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "evidence_http_connections", Help: "Open client connections (at most --max-conns).",
+	}, func() float64 {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return float64(len(l.conns))
+	}))
+	return l
+}
+
+// refusal is the answer to a connection over the limit, sent before its
+// request is read: there is no handler to answer it.
+var refusal = func() []byte {
+	body := `{"error":{"code":"unavailable","message":"the server is at its limit of open connections: retry after ` + strconv.Itoa(retryAfter) + ` s"}}` + "\n"
+	return []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\nRetry-After: " + strconv.Itoa(retryAfter) +
+		"\r\nCache-Control: no-store\r\nConnection: close\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body)
+}()
+
+func (l *connLimiter) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		tc := &trackedConn{Conn: c, l: l}
+		tc.since.Store(time.Now().UnixNano())
+		l.mu.Lock()
+		var victim *trackedConn
+		if len(l.conns) >= l.max {
+			for o := range l.conns {
+				if o.active.Load() == 0 && (victim == nil || o.since.Load() < victim.since.Load()) {
+					victim = o
+				}
+			}
+			if victim == nil {
+				l.mu.Unlock()
+				l.refused.Inc()
+				l.refuse(c)
+				continue
+			}
+			delete(l.conns, victim)
+		}
+		l.conns[tc] = struct{}{}
+		l.mu.Unlock()
+		if victim != nil {
+			l.evicted.Inc()
+			victim.Close()
+		}
+		return tc, nil
+	}
+}
+
+// maxRefusing bounds the refused connections being answered at once; more
+// are closed without an answer.
+const maxRefusing = 64
+
+// refuse answers a connection over the limit with a 503 and closes it. The
+// answer goes before the request is read, so the request is read and
+// dropped after it (for at most a second, beside the accept loop): closing
+// with unread bytes would reset the connection, and the client could lose
+// the answer.
+func (l *connLimiter) refuse(c net.Conn) {
+	if l.refusing.Add(1) > maxRefusing {
+		l.refusing.Add(-1)
+		c.Close()
+		return
+	}
+	go func() {
+		defer l.refusing.Add(-1)
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(time.Second))
+		if _, err := c.Write(refusal); err != nil {
+			return
+		}
+		if cw, ok := c.(interface{ CloseWrite() error }); ok {
+			_ = cw.CloseWrite()
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(c, 64<<10))
+	}()
+}
+
+// maxConnsFor is the connection limit: the flag's, within the process's
+// open-file limit less a reserve for the store and everything else.
+func maxConnsFor(flag int) int {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err == nil && rl.Cur < math.MaxInt32 {
+		if room := int(rl.Cur) - 64; room < flag {
+			return max(room, 1)
+		}
+	}
+	return flag
+}
+
+// stallWriter is what statusWriter needs to abandon a response a client
+// stopped reading.
+type stallWriter struct {
+	rc    *http.ResponseController
+	stall time.Duration
+	until time.Time // the request's last write deadline (--write-timeout); zero: none
+}
+
+// deadline gives the next piece of a response the write stall to go.
+func (sw *stallWriter) deadline() {
+	d := time.Now().Add(sw.stall)
+	if !sw.until.IsZero() && sw.until.Before(d) {
+		d = sw.until
+	}
+	_ = sw.rc.SetWriteDeadline(d)
+}
+
+// Memory: the Go heap's soft limit (GOMEMLIMIT), and memory returned to
+// the system when an overload ends.
+
+// memoryLimit sets the heap's soft limit from --memory-limit: "auto" (the
+// default) keeps GOMEMLIMIT when set, else takes 80% of the cgroup's memory
+// limit when there is one, else sets none; "off" sets none; otherwise a
+// size (512MiB, 1GiB, bytes). It returns what was set, for the log.
+func memoryLimit(flag string) (string, error) {
+	switch flag {
+	case "", "auto":
+		if os.Getenv("GOMEMLIMIT") != "" {
+			return "GOMEMLIMIT=" + os.Getenv("GOMEMLIMIT"), nil
+		}
+		if n := cgroupMemoryLimit(); n > 0 {
+			debug.SetMemoryLimit(n / 10 * 8)
+			return sizeString(n/10*8) + " (80% of the cgroup's limit)", nil
+		}
+		return "none", nil
+	case "off":
+		debug.SetMemoryLimit(math.MaxInt64)
+		return "none", nil
+	}
+	n, err := parseSize(flag)
+	if err != nil || n <= 0 {
+		return "", usagef("--memory-limit %q: want auto, off or a size such as 512MiB", flag)
+	}
+	debug.SetMemoryLimit(n)
+	return sizeString(n), nil
+}
+
+// cgroupMemoryLimit reads the memory limit of the process's cgroup (v2,
+// then v1); 0 when there is none.
+func cgroupMemoryLimit() int64 {
+	for _, p := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err == nil && n > 0 && n < 1<<60 { // "max", or v1's page-rounded MaxInt64: none
+			return n
+		}
+	}
+	return 0
+}
+
+func parseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"B", 1}}
+	mult := int64(1)
+	for _, u := range units {
+		if rest, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, mult = rest, u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return n * mult, nil
+}
+
+func sizeString(n int64) string { return strconv.FormatInt(n>>20, 10) + " MiB" }
+
+// watchOverload returns memory to the system once an overload is over:
+// the heap grew to hold the requests of the overload, and the runtime
+// would otherwise keep the pages until a later collection (up to two
+// minutes on an idle server) and give them back slowly. It checks each
+// second; an overload is over when no lane was at its bound for 3 s.
+func (s *server) watchOverload(ctx context.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	var shed int64
+	var overloaded bool
+	var calm int
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		busy := false
+		for _, l := range s.lanes {
+			busy = busy || l.busy()
+		}
+		n := s.shed.Load()
+		if n != shed || busy {
+			shed, overloaded, calm = n, true, 0
+			continue
+		}
+		if calm++; overloaded && calm >= 3 {
+			overloaded = false
+			start := time.Now()
+			debug.FreeOSMemory()
+			s.logger.Info("evidence: overload over, memory returned to the system", "took_ms", time.Since(start).Milliseconds())
+		}
+	}
+}
