@@ -115,6 +115,7 @@ run() {
   out=$(lg -name "$name" "$@")
   echo "$out"
   summary+=("$out")
+  last=$out
 }
 
 # capacity NAME ARGS...: the most goodput over rising rates, 3 s a step,
@@ -152,7 +153,8 @@ for scenario in $SCENARIOS; do
       echo "$what capacity: $cap/s"
       sleep 2
       run "$what at 2x capacity ($((cap * 2))/s)" -rate $((cap * 2)) -duration "$DURATION" -health -after "$AFTER" "${args[@]}"
-      summary+=("   goodput / capacity: $(jq -n "$(sed -E 's/.*goodput ([0-9]+).*/\1/' <<<"${summary[-1]}") / $cap * 100 | floor")%")
+      good=$(sed -E 's/.* goodput ([0-9]+).*/\1/' <<<"$last")
+      summary+=("   goodput / capacity: $((good * 100 / (cap > 0 ? cap : 1)))%")
     done
     ;;
   stall)

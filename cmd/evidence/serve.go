@@ -103,6 +103,7 @@ principal; never a body, a raw path or query, or an error message, so never docu
 	f.IntVar(&so.limits.maxBulk, "max-bulk", defaultMaxBulk, "uploads, rebuilds, deletes and snapshots handled at once (4 times as many wait, up to 10 s each)")
 	f.IntVar(&so.maxConns, "max-conns", defaultMaxConns, "open connections (within the open-file limit); at the limit a new one closes the longest idle or unfinished one, else gets a 503")
 	f.DurationVar(&so.limits.writeStall, "write-stall", defaultWriteStall, "abandon a response (closing its connection) when its reader takes none of it for this long")
+	f.Int64Var(&so.limits.maxResponseBytes, "max-response-memory", defaultMaxResponses, "bytes of large response bodies (16 KiB and more) held for their clients at once; beyond, 503 (one is always sent)")
 	f.StringVar(&so.memoryLimit, "memory-limit", "auto", "soft limit of the Go heap (GOMEMLIMIT): auto (GOMEMLIMIT, else 80% of the cgroup's limit, else none), off, or a size such as 512MiB")
 	f.Int64Var(&so.maxBody, "max-body", 4<<20, "largest JSON request body in bytes (413 beyond)")
 	f.Int64Var(&so.maxUpload, "max-upload", 64<<20, "largest uploaded document in bytes (413 beyond)")
@@ -226,8 +227,8 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 func (so serveOptions) checkLimits() error {
 	l := so.limits
 	switch {
-	case l.maxInFlight < 0 || l.maxBulk < 0 || so.maxConns < 0 || l.maxQueue < 0:
-		return usagef("--max-in-flight, --max-queue, --max-bulk and --max-conns must be 0 or more (0: the default; for --max-queue, no queue)")
+	case l.maxInFlight < 0 || l.maxBulk < 0 || so.maxConns < 0 || l.maxQueue < 0 || l.maxResponseBytes < 0:
+		return usagef("--max-in-flight, --max-queue, --max-bulk, --max-conns and --max-response-memory must be 0 or more (0: the default; for --max-queue, no queue)")
 	case l.queueTimeout < 0 || l.writeStall < 0 || so.headerTimeout < 0:
 		return usagef("--queue-timeout, --write-stall and --read-header-timeout must be 0 (the default) or more")
 	}

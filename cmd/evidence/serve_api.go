@@ -65,6 +65,7 @@ type server struct {
 	traces     *traceQueue // nil: traces are committed before the response
 	policyJSON []byte      // the policy, encoded once for traces
 	lanes      lanes       // admission control by route (serve_limits.go)
+	responses  *byteBudget // large response bodies being written
 	shed       atomic.Int64
 }
 
@@ -85,6 +86,7 @@ func newServer(db *store.DB, cfg serverConfig) *server {
 	s.metrics = newServerMetrics(db)
 	s.limits = s.limits.withDefaults()
 	s.lanes = newLanes(s.limits, s.metrics)
+	s.responses = &byteBudget{max: s.limits.maxResponseBytes}
 	if s.links == nil {
 		if s.links, err = ephemeralSigner(defaultViewerTTL, ""); err != nil {
 			panic("serve: no random viewer key: " + err.Error())
@@ -137,7 +139,7 @@ func (s *server) handle(pattern string, need access, h handlerFunc) {
 			tc.enter() // not to be closed for a new connection while here
 			defer tc.leave()
 		}
-		sw := &statusWriter{ResponseWriter: w, stall: &stallWriter{rc: http.NewResponseController(w), stall: s.limits.writeStall}}
+		sw := &statusWriter{ResponseWriter: w, stall: &stallWriter{rc: http.NewResponseController(w), stall: s.limits.writeStall, budget: s.responses}}
 		if s.limits.writeTimeout > 0 {
 			sw.stall.until = start.Add(s.limits.writeTimeout)
 		}
@@ -187,6 +189,11 @@ func (s *server) handle(pattern string, need access, h handlerFunc) {
 				}
 			}
 			errCode = he.code
+			if he.shed != "" {
+				s.shed.Add(1)
+				s.metrics.shed.WithLabelValues(lane.name, he.shed).Inc()
+				hdr.Set("Retry-After", strconv.Itoa(retryAfter))
+			}
 			if !sw.wrote {
 				writeError(sw, he)
 			}
@@ -346,6 +353,15 @@ func encodeJSON(buf *bytes.Buffer, v any) error {
 }
 
 func writeJSONBytes(w http.ResponseWriter, status int, b []byte) error {
+	if sw, ok := w.(*statusWriter); ok && sw.stall != nil && len(b) >= stallFrom {
+		// A large body is held until its client has taken it: within the
+		// budget, or answered 503 and dropped at once.
+		if !sw.stall.budget.take(int64(len(b))) {
+			return &httpError{status: http.StatusServiceUnavailable, code: "unavailable", shed: "response_memory",
+				message: fmt.Sprintf("the server holds its limit of large responses for their clients (%d bytes): retry after %d s", sw.stall.budget.max, retryAfter)}
+		}
+		defer sw.stall.budget.give(int64(len(b)))
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)

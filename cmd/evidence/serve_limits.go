@@ -39,12 +39,13 @@ const (
 
 // Defaults of the limit flags, and the fixed sizes of the small lanes.
 const (
-	defaultMaxInFlight  = 64
+	defaultMaxInFlight  = 32
 	defaultMaxQueue     = 128
 	defaultQueueTimeout = 20 * time.Millisecond
 	defaultMaxBulk      = 4
 	defaultMaxConns     = 4096
 	defaultWriteStall   = 5 * time.Second
+	defaultMaxResponses = 64 << 20
 	bulkQueueTimeout    = 10 * time.Second
 	controlInFlight     = 4
 	controlQueue        = 16
@@ -70,6 +71,9 @@ type serveLimits struct {
 	queueTimeout time.Duration // --queue-timeout: how long one may wait
 	maxBulk      int           // --max-bulk: bulk requests handled at once (4× as many may wait)
 	writeStall   time.Duration // --write-stall: a response making no progress this long is abandoned
+	// maxResponseBytes bounds the large bodies (stallFrom and more) being
+	// written at once (--max-response-memory).
+	maxResponseBytes int64
 	// writeTimeout caps a request's write deadlines (--write-timeout);
 	// zero: no cap.
 	writeTimeout time.Duration
@@ -90,6 +94,9 @@ func (l serveLimits) withDefaults() serveLimits {
 	}
 	if l.writeStall <= 0 {
 		l.writeStall = defaultWriteStall
+	}
+	if l.maxResponseBytes <= 0 {
+		l.maxResponseBytes = defaultMaxResponses
 	}
 	return l
 }
@@ -351,10 +358,33 @@ func maxConnsFor(flag int) int {
 // stallWriter is what statusWriter needs to abandon a response a client
 // stopped reading.
 type stallWriter struct {
-	rc    *http.ResponseController
-	stall time.Duration
-	until time.Time // the request's last write deadline (--write-timeout); zero: none
+	rc     *http.ResponseController
+	stall  time.Duration
+	until  time.Time   // the request's last write deadline (--write-timeout); zero: none
+	budget *byteBudget // of large bodies being written
 }
+
+// byteBudget bounds the bytes of large response bodies held while their
+// clients take them: stalled readers cannot hold more than max between
+// them. One body is always let through, however large.
+type byteBudget struct {
+	max  int64
+	used atomic.Int64
+}
+
+func (b *byteBudget) take(n int64) bool {
+	for {
+		used := b.used.Load()
+		if used > 0 && used+n > b.max {
+			return false
+		}
+		if b.used.CompareAndSwap(used, used+n) {
+			return true
+		}
+	}
+}
+
+func (b *byteBudget) give(n int64) { b.used.Add(-n) }
 
 // deadline gives the next piece of a response the write stall to go.
 func (sw *stallWriter) deadline() {

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/evidence-rag/evidence/corpus"
 	"github.com/evidence-rag/evidence/ingest"
 	"github.com/evidence-rag/evidence/store"
@@ -27,7 +29,7 @@ import (
 func TestServeStalledReaders(t *testing.T) {
 	const readers, headerStalls = 100, 50
 	e := newTestEnvWith(t, false, func(c *serverConfig) {
-		c.limits = serveLimits{maxInFlight: 8, maxQueue: 8, queueTimeout: 20 * time.Millisecond, writeStall: 300 * time.Millisecond}
+		c.limits = serveLimits{maxInFlight: 8, maxQueue: 8, queueTimeout: 20 * time.Millisecond, writeStall: 300 * time.Millisecond, maxResponseBytes: 8 << 20}
 	})
 	path := filepath.Join(t.TempDir(), "big.md")
 	if err := os.WriteFile(path, corpus.Markdown(7, 1<<20), 0o600); err != nil {
@@ -108,6 +110,12 @@ func TestServeStalledReaders(t *testing.T) {
 		return status == http.StatusOK
 	})
 	waitFor(t, "the stalled responses to be abandoned", func() bool { return len(e.srv.lanes[laneAPI].slots) == 0 })
+	if e.srv.responses.used.Load() != 0 {
+		t.Errorf("%d bytes of responses still counted as held", e.srv.responses.used.Load())
+	}
+	if got := testutil.ToFloat64(e.srv.metrics.shed.WithLabelValues(laneAPI, "response_memory")); got == 0 {
+		t.Error("no large response was refused for memory, with 100 stalled readers and room for 8 MiB")
+	}
 	if after := heap() - min(before, heap()); after > 16<<20 {
 		t.Errorf("after the stalled responses were abandoned, %d MiB of heap still held", after>>20)
 	}

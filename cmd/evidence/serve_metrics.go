@@ -73,7 +73,7 @@ func newServerMetrics(db *store.DB) *serverMetrics {
 		Name: "evidence_store_corrupt_reads_total", Help: "Requests refused because stored bytes failed a check (500), by reason (checksum, hash_mismatch, fault, malformed).",
 	}, []string{"reason"})
 	m.shed = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "evidence_http_shed_total", Help: "Requests answered 503 with Retry-After by admission control, by lane and reason (queue_full: refused at once; queue_timeout: waited its time).",
+		Name: "evidence_http_shed_total", Help: "Requests answered 503 with Retry-After by admission control, by lane and reason (queue_full: refused at once; queue_timeout: waited its time; response_memory: --max-response-memory held for other clients).",
 	}, []string{"lane", "reason"})
 	m.connsShed = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "evidence_http_connections_shed_total", Help: "Connections closed at the connection limit (--max-conns), by action (evicted: an idle or unfinished one closed for a new one; refused: a new one answered 503).",
