@@ -29,7 +29,7 @@ import (
 func TestServeStalledReaders(t *testing.T) {
 	const readers, headerStalls = 100, 50
 	e := newTestEnvWith(t, false, func(c *serverConfig) {
-		c.limits = serveLimits{maxInFlight: 8, maxQueue: 8, queueTimeout: 20 * time.Millisecond, writeStall: 300 * time.Millisecond, maxResponseBytes: 8 << 20}
+		c.limits = serveLimits{maxInFlight: 8, maxQueue: 8, queueTimeout: 20 * time.Millisecond, writeStall: 2 * time.Second, maxResponseBytes: 8 << 20}
 	})
 	path := filepath.Join(t.TempDir(), "big.md")
 	if err := os.WriteFile(path, corpus.Markdown(7, 1<<20), 0o600); err != nil {
@@ -57,7 +57,7 @@ func TestServeStalledReaders(t *testing.T) {
 	}
 	before := heap()
 
-	d := net.Dialer{Timeout: 5 * time.Second, Control: func(network, address string, c syscall.RawConn) error {
+	d := net.Dialer{Timeout: 30 * time.Second, Control: func(network, address string, c syscall.RawConn) error {
 		var err error
 		_ = c.Control(func(fd uintptr) { err = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
 		return err
@@ -74,7 +74,11 @@ func TestServeStalledReaders(t *testing.T) {
 			fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
 		}
 	}
-	time.Sleep(150 * time.Millisecond) // the stalled handlers are writing
+	// The first requests' handlers are blocked writing (for the 2 s write
+	// stall) and every other request was answered 503.
+	waitFor(t, "the stalled requests to be answered or shed", func() bool {
+		return e.srv.shed.Load() >= readers-8 && e.srv.lanes[laneAPI].queued.Load() == 0
+	})
 	held := heap() - min(before, heap())
 	if held > 48<<20 {
 		t.Errorf("%d stalled readers hold %d MiB of heap, want at most the %d in flight's", readers, held>>20, 8)
