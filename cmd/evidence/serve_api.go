@@ -139,7 +139,7 @@ func (s *server) handle(pattern string, need access, h handlerFunc) {
 			tc.enter() // not to be closed for a new connection while here
 			defer tc.leave()
 		}
-		sw := &statusWriter{ResponseWriter: w, stall: &stallWriter{rc: http.NewResponseController(w), stall: s.limits.writeStall, budget: s.responses}}
+		sw := &statusWriter{ResponseWriter: w, stall: &stallWriter{stall: s.limits.writeStall, budget: s.responses}}
 		if s.limits.writeTimeout > 0 {
 			sw.stall.until = start.Add(s.limits.writeTimeout)
 		}
@@ -159,13 +159,13 @@ func (s *server) handle(pattern string, need access, h handlerFunc) {
 		}()
 		hdr := sw.Header()
 		if err := lane.acquire(r.Context()); err != nil {
-			if errors.Is(err, errShed) {
+			if errors.Is(err, errShed) { // else the client went away while its request waited: not counted
 				s.shed.Add(1)
-				hdr.Set("Retry-After", strconv.Itoa(retryAfter))
-				he := lane.shedError()
-				errCode = he.code
-				writeError(sw, he)
-			} // else the client went away while its request waited
+			}
+			hdr.Set("Retry-After", strconv.Itoa(retryAfter))
+			he := lane.shedError()
+			errCode = he.code
+			writeError(sw, he)
 			return
 		}
 		defer lane.release()
@@ -306,7 +306,7 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	written := 0
 	for len(b) > 0 {
 		piece := b[:min(len(b), stallChunk)]
-		w.stall.deadline()
+		w.stall.deadline(w.ResponseWriter)
 		n, err := w.ResponseWriter.Write(piece)
 		written += n
 		w.bytes += int64(n)

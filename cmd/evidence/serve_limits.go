@@ -358,7 +358,7 @@ func maxConnsFor(flag int) int {
 // stallWriter is what statusWriter needs to abandon a response a client
 // stopped reading.
 type stallWriter struct {
-	rc     *http.ResponseController
+	rc     *http.ResponseController // made at the first deadline
 	stall  time.Duration
 	until  time.Time   // the request's last write deadline (--write-timeout); zero: none
 	budget *byteBudget // of large bodies being written
@@ -387,7 +387,10 @@ func (b *byteBudget) take(n int64) bool {
 func (b *byteBudget) give(n int64) { b.used.Add(-n) }
 
 // deadline gives the next piece of a response the write stall to go.
-func (sw *stallWriter) deadline() {
+func (sw *stallWriter) deadline(w http.ResponseWriter) {
+	if sw.rc == nil {
+		sw.rc = http.NewResponseController(w)
+	}
 	d := time.Now().Add(sw.stall)
 	if !sw.until.IsZero() && sw.until.Before(d) {
 		d = sw.until

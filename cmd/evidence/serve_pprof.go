@@ -8,8 +8,8 @@ import (
 // pprof serves net/http/pprof under /debug/pprof/ to an administrator (a
 // service token acting for no one; without --tokens, a loopback caller
 // naming no principal), so a running server can be profiled without a
-// special build: go tool pprof -http : 'http://HOST/debug/pprof/profile?seconds=10'
-// with the administrator's Authorization header. The debug lane lets two
+// special build (curl the profile with the administrator's token, then go
+// tool pprof the file). The debug lane lets two
 // profiles run at once and queues none.
 func (s *server) pprof(w http.ResponseWriter, r *http.Request, c *caller) error {
 	switch name := r.PathValue("name"); name {
