@@ -122,7 +122,7 @@ run() {
 # until goodput falls below 90% of the rate offered or p99 passes 50 ms.
 capacity() {
   local name=$1; shift
-  local best=0 rate=2000 out good p99
+  local best=0 rate=1000 out good p99
   while [ "$rate" -le 64000 ]; do
     out=$(lg -json -rate "$rate" -duration 3s "$@")
     good=$(jq -r '.goodput_per_s | floor' <<<"$out")

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
@@ -465,17 +466,24 @@ func parseSize(s string) (int64, error) {
 
 func sizeString(n int64) string { return strconv.FormatInt(n>>20, 10) + " MiB" }
 
-// watchOverload returns memory to the system once an overload is over:
-// the heap grew to hold the requests of the overload, and the runtime
-// would otherwise keep the pages until a later collection (up to two
-// minutes on an idle server) and give them back slowly. It checks each
-// second; an overload is over when no lane was at its bound for 3 s.
+// freeHeapToReturn is how much free heap, not yet returned to the system,
+// a calm server keeps before it returns it at once.
+const freeHeapToReturn = 32 << 20
+
+// watchOverload returns memory to the system once an overload or a burst
+// is over: the heap grew to hold its requests (and the goroutines of its
+// connections), and the runtime would otherwise keep the free pages until
+// a later collection (up to two minutes on an idle server) and give them
+// back slowly. It checks each second; an overload is over when no lane was
+// at its bound and nothing was shed for 3 s, and memory is returned then,
+// or later when more than freeHeapToReturn of free heap is held while calm.
 func (s *server) watchOverload(ctx context.Context) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	var shed int64
 	var overloaded bool
 	var calm int
+	free := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
 	for {
 		select {
 		case <-ctx.Done():
@@ -491,11 +499,15 @@ func (s *server) watchOverload(ctx context.Context) {
 			shed, overloaded, calm = n, true, 0
 			continue
 		}
-		if calm++; overloaded && calm >= 3 {
+		if calm++; calm < 3 {
+			continue
+		}
+		metrics.Read(free)
+		if held := free[0].Value; overloaded || (held.Kind() == metrics.KindUint64 && held.Uint64() > freeHeapToReturn) {
 			overloaded = false
 			start := time.Now()
 			debug.FreeOSMemory()
-			s.logger.Info("evidence: overload over, memory returned to the system", "took_ms", time.Since(start).Milliseconds())
+			s.logger.Info("evidence: calm again, free memory returned to the system", "took_ms", time.Since(start).Milliseconds())
 		}
 	}
 }

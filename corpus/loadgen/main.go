@@ -188,6 +188,8 @@ type summary struct {
 	HealthMax    float64 `json:"health_max_ms,omitempty"`
 	Stalled      int     `json:"stalled_conns,omitempty"`
 	StallFailed  int     `json:"stalled_not_opened,omitempty"`
+	ServerCPU    float64 `json:"server_cpu_s,omitempty"` // user+system seconds the server used during the run
+	LoadgenCPU   float64 `json:"loadgen_cpu_s"`          // and this generator
 	RSSIdleMiB   float64 `json:"rss_before_mib,omitempty"`
 	RSSMaxMiB    float64 `json:"rss_max_mib,omitempty"`
 	RSSAfterMiB  float64 `json:"rss_after_mib,omitempty"`
@@ -210,6 +212,13 @@ func (s summary) String() string {
 	}
 	if s.HealthProbes > 0 {
 		fmt.Fprintf(&b, "  health p50 %.2f p99 %.2f max %.1f ms (%d of %d failed)", s.HealthP50, s.HealthP99, s.HealthMax, s.HealthFailed, s.HealthProbes)
+	}
+	if s.ServerCPU > 0 {
+		fmt.Fprintf(&b, "  CPU server %.1f s", s.ServerCPU)
+		if s.OK > 0 {
+			fmt.Fprintf(&b, " (%.0f µs a 2xx)", s.ServerCPU/float64(s.OK)*1e6)
+		}
+		fmt.Fprintf(&b, ", loadgen %.1f s", s.LoadgenCPU)
 	}
 	if s.RSSMaxMiB > 0 {
 		fmt.Fprintf(&b, "  RSS idle %.0f max %.0f MiB", s.RSSIdleMiB, s.RSSMaxMiB)
@@ -449,10 +458,11 @@ func (hp *healthProber) stop(s *summary) {
 
 // rssSampler records the largest RSS of a process, every 100 ms.
 type rssSampler struct {
-	pid       int
-	idle, max float64
-	done      chan struct{}
-	wg        sync.WaitGroup
+	pid         int
+	idle, max   float64
+	cpu0, self0 float64
+	done        chan struct{}
+	wg          sync.WaitGroup
 }
 
 func startRSS(pid int) *rssSampler {
@@ -461,6 +471,7 @@ func startRSS(pid int) *rssSampler {
 		return r
 	}
 	r.idle = rssMiB(pid)
+	r.cpu0, r.self0 = cpuSeconds(pid), selfCPU()
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
@@ -485,7 +496,27 @@ func (r *rssSampler) stop(s *summary) {
 	close(r.done)
 	r.wg.Wait()
 	s.RSSIdleMiB, s.RSSMaxMiB = r.idle, r.max
+	s.ServerCPU, s.LoadgenCPU = cpuSeconds(r.pid)-r.cpu0, selfCPU()-r.self0
 }
+
+// cpuSeconds reads the user and system time of a process from
+// /proc/PID/stat (fields 14 and 15, in clock ticks of 1/100 s).
+func cpuSeconds(pid int) float64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := strings.LastIndexByte(string(b), ')') // the command may hold spaces
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseFloat(f[11], 64)
+	s, _ := strconv.ParseFloat(f[12], 64)
+	return (u + s) / 100
+}
+
+func selfCPU() float64 { return cpuSeconds(os.Getpid()) }
 
 // rssMiB reads VmRSS from /proc/PID/status; 0 when it cannot.
 func rssMiB(pid int) float64 {
