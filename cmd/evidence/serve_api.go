@@ -353,12 +353,11 @@ func encodeJSON(buf *bytes.Buffer, v any) error {
 }
 
 func writeJSONBytes(w http.ResponseWriter, status int, b []byte) error {
-	if sw, ok := w.(*statusWriter); ok && sw.stall != nil && len(b) >= stallFrom {
+	if sw, ok := w.(*statusWriter); ok && sw.stall != nil && !sw.stall.reserved && len(b) >= stallFrom {
 		// A large body is held until its client has taken it: within the
 		// budget, or answered 503 and dropped at once.
 		if !sw.stall.budget.take(int64(len(b))) {
-			return &httpError{status: http.StatusServiceUnavailable, code: "unavailable", shed: "response_memory",
-				message: fmt.Sprintf("the server holds its limit of large responses for their clients (%d bytes): retry after %d s", sw.stall.budget.max, retryAfter)}
+			return sw.stall.budgetError()
 		}
 		defer sw.stall.budget.give(int64(len(b)))
 	}
@@ -645,6 +644,18 @@ func (s *server) getText(w http.ResponseWriter, r *http.Request, c *caller) erro
 		})
 		if err != nil {
 			return err
+		}
+	}
+	// A whole text is the largest answer there is: its memory is reserved
+	// before the text is read and encoded, so that clients who never read
+	// their answers cannot make the server build them by the thousand.
+	if sw, ok := w.(*statusWriter); ok && sw.stall != nil {
+		if est := textAnswerBytes(end - start); est >= stallFrom {
+			if !sw.stall.budget.take(est) {
+				return sw.stall.budgetError()
+			}
+			defer sw.stall.budget.give(est)
+			sw.stall.reserved = true
 		}
 	}
 	out, err := resolve.RangeCited(s.db, version, start, max(end, start), c.principal)

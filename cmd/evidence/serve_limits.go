@@ -363,7 +363,22 @@ type stallWriter struct {
 	stall  time.Duration
 	until  time.Time   // the request's last write deadline (--write-timeout); zero: none
 	budget *byteBudget // of large bodies being written
+	// reserved is set when the handler took its body's memory from the
+	// budget before building it (a whole text): not taken again.
+	reserved bool
 }
+
+// budgetError is the 503 of a large body the budget has no room for.
+func (sw *stallWriter) budgetError() error {
+	return &httpError{status: http.StatusServiceUnavailable, code: "unavailable", shed: "response_memory",
+		message: fmt.Sprintf("the server holds its limit of large responses for their clients (%d bytes): retry after %d s", sw.budget.max, retryAfter)}
+}
+
+// textAnswerBytes estimates the memory of a text range's answer of n code
+// points: the text is in the answer three times (text, excerpt and quote
+// selector), JSON-escaped, besides the copy read from the store; about 4
+// bytes a code point of ASCII, which the reservation takes as the rule.
+func textAnswerBytes(n int) int64 { return 4 * int64(max(n, 0)) }
 
 // byteBudget bounds the bytes of large response bodies held while their
 // clients take them: stalled readers cannot hold more than max between
