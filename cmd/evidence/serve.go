@@ -174,7 +174,8 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 		// few megabytes. GOGC in the environment still decides.
 		debug.SetGCPercent(400)
 	}
-	memLimit, err := memoryLimit(so.memoryLimit)
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // as it was, for a process (a test) that goes on
+	memLimit, adaptive, err := memoryLimit(so.memoryLimit)
 	if err != nil {
 		return err
 	}
@@ -196,7 +197,7 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 	hs := srv.httpServer(min(so.headerTimeout, so.readTimeout), so.readTimeout, so.idleTimeout, logger)
 	watch, stopWatch := context.WithCancel(context.Background())
 	defer stopWatch()
-	go srv.watchOverload(watch)
+	go srv.watchOverload(watch, adaptive)
 	auth := "no tokens: X-Evidence-Principal is trusted"
 	if tokens != nil {
 		auth = plural(tokens.len(), "token")

@@ -181,6 +181,9 @@ func (s *server) handle(pattern string, need access, h handlerFunc) {
 		if err := h(sw, r, c); err != nil {
 			var he *httpError
 			if !errors.As(err, &he) {
+				if sw.wrote && clientWriteError(err) {
+					return // the client stopped reading or went away mid-answer: its request line says what was sent
+				}
 				s.log.Printf("%s %s: %v", r.Method, pattern, err)
 				he = errorf(http.StatusInternalServerError, "internal", "internal error")
 				if reason := store.CorruptReason(err); reason != "" {

@@ -344,6 +344,15 @@ func (l *connLimiter) refuse(c net.Conn) {
 	}()
 }
 
+// clientWriteError reports whether err is a failed write to the client (a
+// write stall's deadline, a closed or reset connection): the client's
+// doing, not the server's.
+func clientWriteError(err error) bool {
+	var op *net.OpError
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) ||
+		(errors.As(err, &op) && op.Op == "write")
+}
+
 // maxConnsFor is the connection limit: the flag's, within the process's
 // open-file limit less a reserve for the store and everything else.
 func maxConnsFor(flag int) int {
@@ -417,31 +426,51 @@ func (sw *stallWriter) deadline(w http.ResponseWriter) {
 // Memory: the Go heap's soft limit (GOMEMLIMIT), and memory returned to
 // the system when an overload ends.
 
+// adaptiveFloor is the least soft limit of --memory-limit auto without
+// GOMEMLIMIT or a cgroup limit.
+const adaptiveFloor = 192 << 20
+
 // memoryLimit sets the heap's soft limit from --memory-limit: "auto" (the
 // default) keeps GOMEMLIMIT when set, else takes 80% of the cgroup's memory
-// limit when there is one, else sets none; "off" sets none; otherwise a
-// size (512MiB, 1GiB, bytes). It returns what was set, for the log.
-func memoryLimit(flag string) (string, error) {
+// limit when there is one, else adapts (adaptive is set: the larger of
+// adaptiveFloor and twice the live heap, set again each second by
+// watchOverload); "off" sets none; otherwise a size (512MiB, 1GiB, bytes).
+// It returns what was set, for the log.
+func memoryLimit(flag string) (desc string, adaptive bool, err error) {
 	switch flag {
 	case "", "auto":
 		if os.Getenv("GOMEMLIMIT") != "" {
-			return "GOMEMLIMIT=" + os.Getenv("GOMEMLIMIT"), nil
+			return "GOMEMLIMIT=" + os.Getenv("GOMEMLIMIT"), false, nil
 		}
 		if n := cgroupMemoryLimit(); n > 0 {
 			debug.SetMemoryLimit(n / 10 * 8)
-			return sizeString(n/10*8) + " (80% of the cgroup's limit)", nil
+			return sizeString(n/10*8) + " (80% of the cgroup's limit)", false, nil
 		}
-		return "none", nil
+		debug.SetMemoryLimit(adaptiveFloor)
+		return "adaptive (" + sizeString(adaptiveFloor) + " or twice the live heap)", true, nil
 	case "off":
 		debug.SetMemoryLimit(math.MaxInt64)
-		return "none", nil
+		return "none", false, nil
 	}
 	n, err := parseSize(flag)
 	if err != nil || n <= 0 {
-		return "", usagef("--memory-limit %q: want auto, off or a size such as 512MiB", flag)
+		return "", false, usagef("--memory-limit %q: want auto, off or a size such as 512MiB", flag)
 	}
 	debug.SetMemoryLimit(n)
-	return sizeString(n), nil
+	return sizeString(n), false, nil
+}
+
+// adaptLimit sets the adaptive soft limit from the live heap: GOGC=400
+// alone would let a burst of large answers grow the heap fivefold before
+// collecting; the limit collects sooner, and following the live heap it
+// never makes the collector run without end on a heap that needs more.
+func adaptLimit(live uint64, current int64) int64 {
+	want := max(int64(adaptiveFloor), 2*int64(live))
+	if d := want - current; d > current/8 || -d > current/8 {
+		debug.SetMemoryLimit(want)
+		return want
+	}
+	return current
 }
 
 // cgroupMemoryLimit reads the memory limit of the process's cgroup (v2,
@@ -492,18 +521,25 @@ const freeHeapToReturn = 32 << 20
 // back slowly. It checks each second; an overload is over when no lane was
 // at its bound and nothing was shed for 3 s, and memory is returned then,
 // or later when more than freeHeapToReturn of free heap is held while calm.
-func (s *server) watchOverload(ctx context.Context) {
+func (s *server) watchOverload(ctx context.Context, adaptive bool) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	var shed int64
 	var overloaded bool
 	var calm int
 	free := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	limit := int64(adaptiveFloor)
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+		if adaptive {
+			if metrics.Read(live); live[0].Value.Kind() == metrics.KindUint64 {
+				limit = adaptLimit(live[0].Value.Uint64(), limit)
+			}
 		}
 		busy := false
 		for _, l := range s.lanes {
