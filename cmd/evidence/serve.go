@@ -75,8 +75,9 @@ snapshots; health checks and metrics have a small lane of their own) and lets a 
 are open: at the limit a new one closes the connection longest without a request in a handler (idle,
 or still sending its headers), else it gets a 503. A response its reader stops taking for
 --write-stall is abandoned and its connection closed. --memory-limit sets the Go heap's soft limit
-(auto: GOMEMLIMIT, else 80% of the cgroup's limit); memory is returned to the system when an
-overload is over. /debug/pprof/ serves net/http/pprof to an administrator.
+(auto: GOMEMLIMIT, else 80% of the cgroup's limit, else 192 MiB or twice the live heap); free memory
+is returned to the system when an overload is over. Large answers being written hold at most
+--max-response-memory between them. /debug/pprof/ serves net/http/pprof to an administrator.
 
 Logs: one line a request on stderr (--log-format text or json): time, request_id (the caller's
 X-Request-ID, else one made up; every response carries it), route pattern, status, latency_ms, bytes,
@@ -104,7 +105,7 @@ principal; never a body, a raw path or query, or an error message, so never docu
 	f.IntVar(&so.maxConns, "max-conns", defaultMaxConns, "open connections (within the open-file limit); at the limit a new one closes the longest idle or unfinished one, else gets a 503")
 	f.DurationVar(&so.limits.writeStall, "write-stall", defaultWriteStall, "abandon a response (closing its connection) when its reader takes none of it for this long")
 	f.Int64Var(&so.limits.maxResponseBytes, "max-response-memory", defaultMaxResponses, "bytes of large response bodies (16 KiB and more) held for their clients at once; beyond, 503 (one is always sent)")
-	f.StringVar(&so.memoryLimit, "memory-limit", "auto", "soft limit of the Go heap (GOMEMLIMIT): auto (GOMEMLIMIT, else 80% of the cgroup's limit, else none), off, or a size such as 512MiB")
+	f.StringVar(&so.memoryLimit, "memory-limit", "auto", "soft limit of the Go heap (GOMEMLIMIT): auto (GOMEMLIMIT, else 80% of the cgroup's limit, else the larger of 192 MiB and twice the live heap), off, or a size such as 512MiB")
 	f.Int64Var(&so.maxBody, "max-body", 4<<20, "largest JSON request body in bytes (413 beyond)")
 	f.Int64Var(&so.maxUpload, "max-upload", 64<<20, "largest uploaded document in bytes (413 beyond)")
 	so.judge.register(f)
@@ -161,6 +162,11 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 	if err != nil {
 		return err
 	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // as it was, for a process (a test) that goes on
+	memLimit, adaptive, err := memoryLimit(so.memoryLimit)
+	if err != nil {
+		return err
+	}
 	db, err := o.openStore(false)
 	if err != nil {
 		return err
@@ -173,11 +179,6 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 		// pauses and assists show in the p99. Fewer, larger cycles cost a
 		// few megabytes. GOGC in the environment still decides.
 		debug.SetGCPercent(400)
-	}
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // as it was, for a process (a test) that goes on
-	memLimit, adaptive, err := memoryLimit(so.memoryLimit)
-	if err != nil {
-		return err
 	}
 	so.limits.writeTimeout = so.writeTimeout
 	srv := newServer(db, serverConfig{tokens: tokens, policy: pol, maxBody: so.maxBody, maxUpload: so.maxUpload, errlog: o.stderr, logger: logger, traceWrites: so.traceWrites, links: links, limits: so.limits})
