@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
@@ -40,7 +41,6 @@ const (
 
 // Defaults of the limit flags, and the fixed sizes of the small lanes.
 const (
-	defaultMaxInFlight  = 32
 	defaultMaxQueue     = 128
 	defaultQueueTimeout = 20 * time.Millisecond
 	defaultMaxBulk      = 4
@@ -63,6 +63,12 @@ const (
 	// the reader.
 	stallFrom = 16 << 10
 )
+
+// defaultMaxInFlight is 8 API requests in flight a core: enough to keep the
+// cores busy while some wait on the disk (a trace's fsync), few enough that
+// the Go scheduler, which has no priorities, still gets to a health check
+// or a new connection within a few of its 10 ms time slices.
+var defaultMaxInFlight = 8 * runtime.GOMAXPROCS(0)
 
 // serveLimits are the limit flags of `evidence serve`. Zero values take the
 // defaults above.
