@@ -65,6 +65,7 @@ type server struct {
 	traces     *traceQueue // nil: traces are committed before the response
 	policyJSON []byte      // the policy, encoded once for traces
 	lanes      lanes       // admission control by route (serve_limits.go)
+	diskWaits  chan struct{}
 	responses  *byteBudget // large response bodies being written
 	shed       atomic.Int64
 }
@@ -86,6 +87,7 @@ func newServer(db *store.DB, cfg serverConfig) *server {
 	s.metrics = newServerMetrics(db)
 	s.limits = s.limits.withDefaults()
 	s.lanes = newLanes(s.limits, s.metrics)
+	s.diskWaits = make(chan struct{}, diskWaitsPerSlot*s.limits.maxInFlight)
 	s.responses = &byteBudget{max: s.limits.maxResponseBytes}
 	if s.links == nil {
 		if s.links, err = ephemeralSigner(defaultViewerTTL, ""); err != nil {
@@ -168,7 +170,12 @@ func (s *server) handle(pattern string, need access, h handlerFunc) {
 			writeError(sw, he)
 			return
 		}
-		defer lane.release()
+		sw.lane = lane
+		defer func() {
+			if !sw.outOfLane {
+				lane.release()
+			}
+		}()
 		c, herr := s.authenticate(r, need)
 		if herr != nil {
 			if herr.status == http.StatusUnauthorized {
@@ -280,6 +287,10 @@ type statusWriter struct {
 	status int
 	wrote  bool
 	bytes  int64
+	// lane is the lane whose slot the request holds, until outOfLane
+	// (waitOnDisk gave it back).
+	lane      *lane
+	outOfLane bool
 	// stall, if set, abandons a response its client stopped reading: a
 	// large body is written in pieces, each of which must be taken within
 	// the write stall, so a stalled reader holds its buffer and its slot
@@ -740,7 +751,7 @@ func (s *server) postVerify(w http.ResponseWriter, r *http.Request, c *caller) e
 		if err != nil {
 			return err
 		}
-		if err := s.db.PutTraceRecord(rec); err != nil {
+		if err := s.waitOnDisk(w, func() error { return s.db.PutTraceRecord(rec) }); err != nil {
 			return fmt.Errorf("storing trace %s: %w", t.id, err)
 		}
 	}

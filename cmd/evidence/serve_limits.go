@@ -350,6 +350,29 @@ func (l *connLimiter) refuse(c net.Conn) {
 	}()
 }
 
+// diskWaitsPerSlot bounds the requests waiting on the disk out of their
+// lane (waitOnDisk): this many for each API slot.
+const diskWaitsPerSlot = 4
+
+// waitOnDisk runs f, a wait on the disk (a trace's commit and fsync: 3 to
+// 90 ms here), with the request's lane slot given back, so that requests
+// waiting on the disk do not keep others from the cores: with the default
+// sync traces, a slot held through the fsync made the lane shed bursts
+// the cores could serve. At most diskWaitsPerSlot × --max-in-flight wait so
+// at once; beyond, a request waits for room holding its slot, so a stalled
+// disk still ends in 503s rather than in requests piling up.
+func (s *server) waitOnDisk(w http.ResponseWriter, f func() error) error {
+	sw, ok := w.(*statusWriter)
+	if !ok || sw.lane == nil || sw.outOfLane {
+		return f()
+	}
+	s.diskWaits <- struct{}{}
+	defer func() { <-s.diskWaits }()
+	sw.outOfLane = true
+	sw.lane.release()
+	return f()
+}
+
 // clientWriteError reports whether err is a failed write to the client (a
 // write stall's deadline, a closed or reset connection): the client's
 // doing, not the server's.
