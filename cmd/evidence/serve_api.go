@@ -176,6 +176,9 @@ func (s *server) handle(pattern string, need access, h handlerFunc) {
 				lane.release()
 			}
 		}()
+		if r.Context().Err() != nil {
+			return // the client went away while its request waited: no work for no one
+		}
 		c, herr := s.authenticate(r, need)
 		if herr != nil {
 			if herr.status == http.StatusUnauthorized {
