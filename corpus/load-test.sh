@@ -1,28 +1,47 @@
 #!/usr/bin/env bash
-# Load test of `evidence serve` on loopback with wrk (Debian's package):
-# single-chunk resolves and 10-claim verifications, each scenario bounded
-# in time, reporting requests/s, p50/p99 latency and errors.
+# Open-loop load test of `evidence serve` on loopback with corpus/loadgen
+# (requests at a constant arrival rate, latency measured from when each was
+# due: a closed loop such as wrk's hides queueing). Each scenario prints the
+# offered rate, the achieved goodput, p50/p99/p99.9 of the admitted requests
+# (every answer but 503), the 503s, timeouts, and the server's RSS during the
+# run and 30 s after.
 #
-#   corpus/load-test.sh            # 10 s a scenario
+#   corpus/load-test.sh                      # 10 s a scenario
 #   DURATION=30s corpus/load-test.sh
+#   BIN=/tmp/old/evidence corpus/load-test.sh   # another build of the server
+#   SERVE_FLAGS='--max-in-flight 32' corpus/load-test.sh
+#   SCENARIOS='rate overload' corpus/load-test.sh   # some of: rate overload stall async
+#   CAPACITY_RESOLVE=9000 CAPACITY_VERIFY=6000 corpus/load-test.sh   # skip the capacity search
 #
-# It builds bin/evidence, ingests corpus/sample and ../shared/corpus/text
-# (when present) into a temporary store, starts `evidence serve` on
-# 127.0.0.1, warms it up, drives it, and stops it. Scenarios:
-#   - at full speed (-t2 -c8): the most the 2 cores give, wrk included;
-#   - held near 2,000 requests/s: 23 connections that each pause 10 ms
-#     after a response (wrk has no rate flag; wrk2 is not in Debian);
-#   - verifications with traces stored (the default: one fsync'd write each).
-# Traffic goes to 127.0.0.1 only; the server is stopped when the script ends.
+# It builds bin/evidence (unless BIN is set) and corpus/loadgen, ingests
+# corpus/sample and ../shared/corpus/text (when present) into a temporary
+# store, starts `evidence serve` on 127.0.0.1, warms it up (not counted),
+# and runs:
+#   rate:     resolves of random chunk ids and a 10-claim verification, each
+#             at 2,000 requests/s (target: p99 < 2 ms);
+#   overload: the capacity (the most goodput over rising rates, 3 s a step),
+#             then twice that (targets: admitted p99 < 50 ms, goodput >= 90%
+#             of capacity, RSS < 300 MiB and back near idle 30 s after);
+#   stall:    2,000 connections that never read: half send a request for the
+#             largest text and never read the answer, half never finish
+#             their headers; /healthz probed 10 times a second on new
+#             connections (targets: RSS < 300 MiB, health < 50 ms);
+#   async:    verifications with their trace stored behind the response
+#             (--trace-writes async) at 2,000/s.
+# The generator shares the machine's cores with the server. Traffic goes to
+# 127.0.0.1 only; the server is stopped when the script ends.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DURATION=${DURATION:-10s}
+AFTER=${AFTER:-30s}
 PORT=${PORT:-18765}
+SCENARIOS=${SCENARIOS:-rate overload stall async}
+STALL=${STALL:-2000}
 ADDR=127.0.0.1:$PORT
 URL=http://$ADDR
 
-for tool in wrk jq curl; do
+for tool in jq curl; do
   if ! command -v "$tool" >/dev/null 2>&1; then
     echo "== installing $tool (apt-get)"
     apt-get update -qq >/dev/null && apt-get install -y -qq "$tool" >/dev/null
@@ -38,16 +57,19 @@ cleanup() {
 trap cleanup EXIT
 
 echo "== build"
-go build -o bin/evidence ./cmd/evidence
-ev() { bin/evidence --db "$work/e.db" "$@"; }
+if [ -z "${BIN:-}" ]; then go build -o bin/evidence ./cmd/evidence; BIN=bin/evidence; fi
+go build -o "$work/loadgen" ./corpus/loadgen
+ev() { "$BIN" --db "$work/e.db" "$@"; }
 
 echo "== ingest"
 sources=(corpus/sample)
 if [ -d ../shared/corpus/text ]; then sources+=(../shared/corpus/text); fi
-ev ingest "${sources[@]}" --url https://docs.example/ >/dev/null
+ev ingest "${sources[@]}" --base .. --url https://docs.example/ >/dev/null
 ev chunks >"$work/chunks.jsonl"
 jq -r .chunk_id "$work/chunks.jsonl" >"$work/ids.txt"
 echo "$(wc -l <"$work/ids.txt") chunks from ${sources[*]}"
+# The largest version's whole text: what a stalled reader asks for.
+big=$(jq -s -r 'group_by(.document_version) | map({v: .[0].document_version, n: (map(.text | length) | add)}) | max_by(.n) | .v' "$work/chunks.jsonl")
 
 # A 10-claim answer: each claim quotes the first 80 code points of one chunk
 # of a different document or part of one, every citation retrieved.
@@ -59,8 +81,9 @@ jq -s '[.[] | select(.text | length > 120)] | [range(0; 10) as $i | .[($i * (len
 
 # start_server [SERVE_FLAGS...]: serve the store on $ADDR until stop_server.
 start_server() {
-  echo "== serve on $ADDR $*"
-  bin/evidence --db "$work/e.db" serve --addr "$ADDR" "$@" 2>"$work/serve.log" &
+  echo "== serve on $ADDR ${SERVE_FLAGS:-} $*"
+  # shellcheck disable=SC2086
+  "$BIN" --db "$work/e.db" serve --addr "$ADDR" ${SERVE_FLAGS:-} "$@" 2>"$work/serve.log" &
   server_pid=$!
   for _ in $(seq 50); do curl -fs "$URL/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
   curl -fs "$URL/healthz" >/dev/null || { cat "$work/serve.log"; exit 1; }
@@ -68,50 +91,87 @@ start_server() {
 stop_server() {
   kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=
 }
+lg() { "$work/loadgen" -pid "$server_pid" "$@" "$URL"; }
+resolve=(-ids "$work/ids.txt")
+verify=(-body "$work/verify.json" -path "/v1/verify?trace=false")
+
 start_server
 disposition=$(curl -fs -X POST -H 'Content-Type: application/json' --data-binary @"$work/verify.json" "$URL/v1/verify?trace=false" | jq -r .disposition)
 echo "prepared 10-claim verification: disposition $disposition"
+# Warm-up, not counted: the first resolve of an HTML chunk computes its text
+# fragment and the first of a Markdown version its heading anchors; both are
+# cached, since versions never change. Steady state is what is measured.
+echo "== warm-up (not counted)"
+lg -rate 2000 -duration 3s "${resolve[@]}" >/dev/null
+lg -rate 2000 -duration 2s "${verify[@]}" >/dev/null
 
-export EVIDENCE_IDS=$work/ids.txt EVIDENCE_VERIFY_BODY=$work/verify.json
-# Warm-up, not counted: the first resolve of an HTML chunk computes its
-# text fragment (a search of the whole document, up to a few ms) and the
-# first of a Markdown version its heading anchors; both are cached, since
-# versions never change. Steady state is what the scenarios measure.
-echo "== warm-up (3 s resolves, 2 s verifications; not counted)"
-wrk -t2 -c8 -d3s -s corpus/load-resolve.lua "$URL" >/dev/null
-wrk -t2 -c8 -d2s -s corpus/load-verify.lua "$URL" >/dev/null
 summary=()
-# run NAME PAUSE_MS THREADS CONNECTIONS SCRIPT [VERIFY_PATH]
+# run NAME LOADGEN_ARGS...: one scenario, printed and kept for the summary.
 run() {
-  local name=$1 pause=$2 threads=$3 conns=$4 script=$5 path=${6:-/v1/verify?trace=false}
+  local name=$1; shift
   echo
-  echo "== $name: wrk -t$threads -c$conns -d$DURATION --latency -s $script (pause ${pause} ms)"
+  echo "== $name: loadgen $*"
   local out
-  out=$(EVIDENCE_PAUSE_MS=$pause EVIDENCE_VERIFY_PATH=$path wrk -t"$threads" -c"$conns" -d"$DURATION" --latency -s "$script" "$URL")
+  out=$(lg -name "$name" "$@")
   echo "$out"
-  local rps p50 p99 non2xx sock
-  rps=$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")
-  p50=$(awk '$1 == "50%" {print $2}' <<<"$out")
-  p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
-  non2xx=$(awk '/Non-2xx or 3xx responses:/ {print $NF}' <<<"$out")
-  sock=$(awk '/Socket errors:/ {print $0}' <<<"$out")
-  summary+=("$(printf '%-44s %10s req/s   p50 %-9s p99 %-9s errors: %s%s' "$name" "$rps" "$p50" "$p99" "${non2xx:-0} non-2xx" "${sock:+, $sock}")")
+  summary+=("$out")
+  last=$out
 }
-run "resolve, full speed"                  0  2 8  corpus/load-resolve.lua
-run "resolve, held near 2,000/s"           10 2 23 corpus/load-resolve.lua
-run "verify 10 claims, full speed"         0  2 8  corpus/load-verify.lua
-run "verify 10 claims, held near 2,000/s"  10 2 23 corpus/load-verify.lua
-run "verify 10 claims + stored trace"      0  2 8  corpus/load-verify.lua "/v1/verify"
-stop_server
-# Traces written behind the responses, many per fsync.
-start_server --trace-writes async
-wrk -t2 -c8 -d2s -s corpus/load-verify.lua "$URL" >/dev/null
-run "verify + trace (async), held near 2,000/s" 10 2 23 corpus/load-verify.lua "/v1/verify"
-run "verify + trace (async), full speed"        0  2 8  corpus/load-verify.lua "/v1/verify"
-written=$(curl -fs "$URL/metrics" | awk '/^evidence_traces_total\{outcome="written"\}/ {print $2}')
-failed=$(curl -fs "$URL/metrics" | awk '/^evidence_traces_total\{outcome="failed"\}/ {print $2}')
-summary+=("async traces: ${written:-0} written, ${failed:-0} failed (more are queued at this instant)")
+
+# capacity NAME ARGS...: the most goodput over rising rates, 3 s a step,
+# until goodput falls below 90% of the rate offered or p99 passes 50 ms.
+capacity() {
+  local name=$1; shift
+  local best=0 rate=1000 out good p99
+  while [ "$rate" -le 64000 ]; do
+    out=$(lg -json -rate "$rate" -duration 3s "$@")
+    good=$(jq -r '.goodput_per_s | floor' <<<"$out")
+    p99=$(jq -r .p99_ms <<<"$out")
+    echo "   $name at $rate/s: goodput $good/s, p99 $p99 ms, 503s $(jq -r .status_503 <<<"$out")" >&2
+    [ "$good" -gt "$best" ] && best=$good
+    if [ "$good" -lt $((rate * 9 / 10)) ] || jq -e '.p99_ms > 50' <<<"$out" >/dev/null; then break; fi
+    rate=$((rate * 3 / 2))
+    sleep 1
+  done
+  echo "$best"
+}
+
+for scenario in $SCENARIOS; do
+  case $scenario in
+  rate)
+    run "resolve at 2,000/s" -rate 2000 -duration "$DURATION" "${resolve[@]}"
+    run "verify 10 claims at 2,000/s" -rate 2000 -duration "$DURATION" "${verify[@]}"
+    ;;
+  overload)
+    for what in resolve verify; do
+      if [ "$what" = resolve ]; then args=("${resolve[@]}"); else args=("${verify[@]}"); fi
+      echo
+      echo "== $what: capacity"
+      cap_var=CAPACITY_${what^^}
+      if [ -n "${!cap_var:-}" ]; then cap=${!cap_var}; else cap=$(capacity "$what" "${args[@]}"); fi
+      summary+=("$what capacity: $cap/s (most goodput over rising rates, 3 s each)")
+      echo "$what capacity: $cap/s"
+      sleep 2
+      run "$what at 2x capacity ($((cap * 2))/s)" -rate $((cap * 2)) -duration "$DURATION" -health -after "$AFTER" "${args[@]}"
+      good=$(sed -E 's/.* goodput ([0-9]+).*/\1/' <<<"$last")
+      summary+=("   goodput / capacity: $((good * 100 / (cap > 0 ? cap : 1)))%")
+    done
+    ;;
+  stall)
+    run "$STALL stalled connections" -stall "$STALL" -duration "$DURATION" -path "/v1/versions/$big/text" -after "$AFTER"
+    ;;
+  async)
+    stop_server
+    start_server --trace-writes async
+    lg -rate 2000 -duration 2s -body "$work/verify.json" -path /v1/verify >/dev/null
+    run "verify + trace (async) at 2,000/s" -rate 2000 -duration "$DURATION" -body "$work/verify.json" -path /v1/verify
+    ;;
+  *) echo "unknown scenario $scenario (want rate, overload, stall, async)" >&2; exit 2 ;;
+  esac
+done
+shed=$(curl -fs "$URL/metrics" | awk '/^evidence_http_shed_total/ {n += $2} END {print n + 0}')
+summary+=("server: $shed requests shed (evidence_http_shed_total, this server run)")
 
 echo
-echo "== summary ($(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) after the runs; wrk shares the cores)"
+echo "== summary ($(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) after the runs; the generator shares the cores)"
 printf '%s\n' "${summary[@]}"

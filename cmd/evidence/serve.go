@@ -21,22 +21,26 @@ import (
 
 // serveOptions are the flags of `evidence serve`.
 type serveOptions struct {
-	addr         string
-	tokens       string // token file; "" serves without authentication, on loopback only
-	policy       string // verification policy file; "" is the built-in policy
-	readTimeout  time.Duration
-	writeTimeout time.Duration
-	idleTimeout  time.Duration
-	maxBody      int64 // JSON request bodies
-	maxUpload    int64 // uploaded documents
-	traceWrites  string
-	logFormat    string // --log-format: text or json
-	judge        judgeFlags
-	publicURL    string        // --public-url: the base of absolute viewer links
-	viewerKey    string        // --viewer-key: file of the key viewer links are signed with
-	viewerTTL    time.Duration // --viewer-ttl: how long a viewer link stays valid
-	traceFlush   time.Duration // --trace-flush (serve_traces.go)
-	traceBatch   int           // --trace-batch
+	addr          string
+	tokens        string // token file; "" serves without authentication, on loopback only
+	policy        string // verification policy file; "" is the built-in policy
+	readTimeout   time.Duration
+	writeTimeout  time.Duration
+	idleTimeout   time.Duration
+	maxBody       int64 // JSON request bodies
+	maxUpload     int64 // uploaded documents
+	traceWrites   string
+	logFormat     string // --log-format: text or json
+	judge         judgeFlags
+	publicURL     string        // --public-url: the base of absolute viewer links
+	viewerKey     string        // --viewer-key: file of the key viewer links are signed with
+	viewerTTL     time.Duration // --viewer-ttl: how long a viewer link stays valid
+	headerTimeout time.Duration // --read-header-timeout
+	limits        serveLimits
+	maxConns      int           // --max-conns
+	memoryLimit   string        // --memory-limit
+	traceFlush    time.Duration // --trace-flush (serve_traces.go)
+	traceBatch    int           // --trace-batch
 }
 
 func newServeCommand(o *options) *cobra.Command {
@@ -65,6 +69,18 @@ it was made for and valid for --viewer-ttl (15m), that opens in a browser withou
 that of --viewer-key FILE (made, mode 0600, with a random 32-byte key when the file does not exist),
 else one of this run only. --public-url makes the links absolute.
 
+Limits (docs/service.md#limits): each route belongs to a lane that handles a bounded number of
+requests at once (--max-in-flight for the API, --max-bulk for uploads, rebuilds, deletes and
+snapshots; health checks and metrics have a small lane of their own) and lets a bounded number wait
+(--max-queue, each at most --queue-timeout); anything beyond is answered at once with a 503
+"unavailable" and Retry-After: 1, counted in evidence_http_shed_total. At most --max-conns connections
+are open: at the limit a new one closes the connection longest without a request in a handler (idle,
+or still sending its headers), else it gets a 503. A response its reader stops taking for
+--write-stall is abandoned and its connection closed. --memory-limit sets the Go heap's soft limit
+(auto: GOMEMLIMIT, else 80% of the cgroup's limit, else 192 MiB or twice the live heap); free memory
+is returned to the system when an overload is over. Large answers being written hold at most
+--max-response-memory between them. /debug/pprof/ serves net/http/pprof to an administrator.
+
 Logs: one line a request on stderr (--log-format text or json): time, request_id (the caller's
 X-Request-ID, else one made up; every response carries it), route pattern, status, latency_ms, bytes,
 principal; never a body, a raw path or query, or an error message, so never document text.`,
@@ -86,6 +102,15 @@ principal; never a body, a raw path or query, or an error message, so never docu
 	f.DurationVar(&so.readTimeout, "read-timeout", 30*time.Second, "time to read a whole request, body included")
 	f.DurationVar(&so.writeTimeout, "write-timeout", 2*time.Minute, "time to handle a request and write its response (an upload's ingest included)")
 	f.DurationVar(&so.idleTimeout, "idle-timeout", 2*time.Minute, "how long a keep-alive connection may wait for its next request")
+	f.DurationVar(&so.headerTimeout, "read-header-timeout", 10*time.Second, "time to read a request's headers (at most --read-timeout); a connection slower than this is closed")
+	f.IntVar(&so.limits.maxInFlight, "max-in-flight", defaultMaxInFlight, "API requests (resolve, verify, reads, viewer) handled at once; more wait in the queue")
+	f.IntVar(&so.limits.maxQueue, "max-queue", defaultMaxQueue, "API requests that may wait for a slot; beyond, 503 with Retry-After at once")
+	f.DurationVar(&so.limits.queueTimeout, "queue-timeout", defaultQueueTimeout, "how long an API request may wait for a slot before its 503")
+	f.IntVar(&so.limits.maxBulk, "max-bulk", defaultMaxBulk, "uploads, rebuilds, deletes and snapshots handled at once (4 times as many wait, up to 10 s each)")
+	f.IntVar(&so.maxConns, "max-conns", defaultMaxConns, "open connections (within the open-file limit); at the limit a new one closes the longest idle or unfinished one, else gets a 503")
+	f.DurationVar(&so.limits.writeStall, "write-stall", defaultWriteStall, "abandon a response (closing its connection) when its reader takes none of it for this long")
+	f.Int64Var(&so.limits.maxResponseBytes, "max-response-memory", defaultMaxResponses, "bytes of large response bodies (16 KiB and more) held for their clients at once; beyond, 503 (one is always sent)")
+	f.StringVar(&so.memoryLimit, "memory-limit", "auto", "soft limit of the Go heap (GOMEMLIMIT): auto (GOMEMLIMIT, else 80% of the cgroup's limit, else the larger of 192 MiB and twice the live heap), off, or a size such as 512MiB")
 	f.Int64Var(&so.maxBody, "max-body", 4<<20, "largest JSON request body in bytes (413 beyond)")
 	f.Int64Var(&so.maxUpload, "max-upload", 64<<20, "largest uploaded document in bytes (413 beyond)")
 	so.judge.register(f)
@@ -104,6 +129,9 @@ principal; never a body, a raw path or query, or an error message, so never docu
 func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr string)) error {
 	if so.maxBody <= 0 || so.maxUpload <= 0 {
 		return usagef("--max-body and --max-upload must be positive")
+	}
+	if err := so.checkLimits(); err != nil {
+		return err
 	}
 	if so.traceWrites == "" {
 		so.traceWrites = traceSync
@@ -141,6 +169,11 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 	if err != nil {
 		return err
 	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // as it was, for a process (a test) that goes on
+	memLimit, adaptive, err := memoryLimit(so.memoryLimit)
+	if err != nil {
+		return err
+	}
 	db, err := o.openStore(false)
 	if err != nil {
 		return err
@@ -154,26 +187,31 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 		// few megabytes. GOGC in the environment still decides.
 		debug.SetGCPercent(400)
 	}
-	srv := newServer(db, serverConfig{tokens: tokens, policy: pol, maxBody: so.maxBody, maxUpload: so.maxUpload, errlog: o.stderr, logger: logger, traceWrites: so.traceWrites, traceWriter: traceWriterConfig{flush: so.traceFlush, batch: so.traceBatch}, links: links})
+	so.limits.writeTimeout = so.writeTimeout
+	srv := newServer(db, serverConfig{tokens: tokens, policy: pol, maxBody: so.maxBody, maxUpload: so.maxUpload, errlog: o.stderr, logger: logger, traceWrites: so.traceWrites, traceWriter: traceWriterConfig{flush: so.traceFlush, batch: so.traceBatch}, links: links, limits: so.limits})
 	defer srv.close() // after the shutdown below: queued traces are stored
 	ln, err := net.Listen("tcp", so.addr)
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{
-		Handler:           srv,
-		ReadHeaderTimeout: min(10*time.Second, so.readTimeout),
-		ReadTimeout:       so.readTimeout,
-		WriteTimeout:      so.writeTimeout,
-		IdleTimeout:       so.idleTimeout,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn), // one format on stderr
+	if so.maxConns == 0 {
+		so.maxConns = defaultMaxConns
 	}
+	if so.headerTimeout == 0 {
+		so.headerTimeout = 10 * time.Second
+	}
+	maxConns := maxConnsFor(so.maxConns)
+	ln = srv.limitListener(ln, maxConns)
+	hs := srv.httpServer(min(so.headerTimeout, so.readTimeout), so.readTimeout, so.idleTimeout, logger)
+	watch, stopWatch := context.WithCancel(context.Background())
+	defer stopWatch()
+	go srv.watchOverload(watch, adaptive)
 	auth := "no tokens: X-Evidence-Principal is trusted"
 	if tokens != nil {
 		auth = plural(tokens.len(), "token")
 	}
-	logger.Info("evidence: serving http://"+ln.Addr().String(), "store", db.Path(), "auth", auth)
+	logger.Info("evidence: serving http://"+ln.Addr().String(), "store", db.Path(), "auth", auth,
+		"max_in_flight", srv.limits.maxInFlight, "max_queue", srv.limits.maxQueue, "max_conns", maxConns, "memory_limit", memLimit)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	if ready != nil {
@@ -192,6 +230,18 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 	}
 	logger.Info("evidence: server stopped")
 	return err
+}
+
+// checkLimits refuses limit flags that cannot work; 0 takes a default.
+func (so serveOptions) checkLimits() error {
+	l := so.limits
+	switch {
+	case l.maxInFlight < 0 || l.maxBulk < 0 || so.maxConns < 0 || l.maxQueue < 0 || l.maxResponseBytes < 0:
+		return usagef("--max-in-flight, --max-queue, --max-bulk, --max-conns and --max-response-memory must be 0 or more (0: the default; for --max-queue, no queue)")
+	case l.queueTimeout < 0 || l.writeStall < 0 || so.headerTimeout < 0:
+		return usagef("--queue-timeout, --write-stall and --read-header-timeout must be 0 (the default) or more")
+	}
+	return nil
 }
 
 // isLoopback reports whether a listen address binds loopback interfaces

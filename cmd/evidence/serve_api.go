@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/evidence-rag/evidence/ingest"
@@ -48,6 +49,9 @@ type serverConfig struct {
 	// links signs viewer links; nil signs with a key of the server's own
 	// run, relative links valid for defaultViewerTTL.
 	links *linkSigner
+	// limits bound the requests handled and waiting (serve_limits.go);
+	// zero values take the defaults.
+	limits serveLimits
 }
 
 // server is the HTTP service over one open store. It is the store's only
@@ -62,6 +66,10 @@ type server struct {
 	requestIDs *requestIDs
 	traces     *traceQueue // nil: traces are committed before the response
 	policyJSON []byte      // the policy, encoded once for traces
+	lanes      lanes       // admission control by route (serve_limits.go)
+	diskWaits  chan struct{}
+	responses  *byteBudget // large response bodies being written
+	shed       atomic.Int64
 }
 
 type handlerFunc func(w http.ResponseWriter, r *http.Request, c *caller) error
@@ -79,6 +87,10 @@ func newServer(db *store.DB, cfg serverConfig) *server {
 	s := &server{serverConfig: cfg, db: db, mux: http.NewServeMux(), log: slog.NewLogLogger(cfg.logger.Handler(), slog.LevelError), requestIDs: newRequestIDs()}
 	var err error
 	s.metrics = newServerMetrics(db)
+	s.limits = s.limits.withDefaults()
+	s.lanes = newLanes(s.limits, s.metrics)
+	s.diskWaits = make(chan struct{}, diskWaitsPerSlot*s.limits.maxInFlight)
+	s.responses = &byteBudget{max: s.limits.maxResponseBytes}
 	if s.links == nil {
 		if s.links, err = ephemeralSigner(defaultViewerTTL, ""); err != nil {
 			panic("serve: no random viewer key: " + err.Error())
@@ -111,6 +123,7 @@ func newServer(db *store.DB, cfg serverConfig) *server {
 	s.handle("GET /view/{chunk_id}", accessViewer, s.viewChunk)
 	s.handle("GET /view/versions/{version}", accessViewer, s.viewVersion)
 	s.handle("GET /view/versions/{version}/text", accessViewer, s.viewText)
+	s.handle("GET /debug/pprof/{name...}", accessAdmin, s.pprof)
 	return s
 }
 
@@ -123,9 +136,17 @@ func (s *server) routes() []string { return s.metrics.routes }
 // log only, since a store error may name what it read.
 func (s *server) handle(pattern string, need access, h handlerFunc) {
 	s.metrics.addRoute(pattern)
+	lane := s.lanes[routeLane(pattern)]
 	s.mux.Handle(pattern, route(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w}
+		if tc, ok := r.Context().Value(connKey{}).(*trackedConn); ok {
+			tc.enter() // not to be closed for a new connection while here
+			defer tc.leave()
+		}
+		sw := &statusWriter{ResponseWriter: w, stall: &stallWriter{stall: s.limits.writeStall, budget: s.responses}}
+		if s.limits.writeTimeout > 0 {
+			sw.stall.until = start.Add(s.limits.writeTimeout)
+		}
 		var c *caller
 		var errCode string
 		defer func() {
@@ -141,6 +162,25 @@ func (s *server) handle(pattern string, need access, h handlerFunc) {
 			s.logRequest(r, pattern, c, sw, errCode, took)
 		}()
 		hdr := sw.Header()
+		if err := lane.acquire(r.Context()); err != nil {
+			if errors.Is(err, errShed) { // else the client went away while its request waited: not counted
+				s.shed.Add(1)
+			}
+			hdr.Set("Retry-After", strconv.Itoa(retryAfter))
+			he := lane.shedError()
+			errCode = he.code
+			writeError(sw, he)
+			return
+		}
+		sw.lane = lane
+		defer func() {
+			if !sw.outOfLane {
+				lane.release()
+			}
+		}()
+		if r.Context().Err() != nil {
+			return // the client went away while its request waited: no work for no one
+		}
 		c, herr := s.authenticate(r, need)
 		if herr != nil {
 			if herr.status == http.StatusUnauthorized {
@@ -153,6 +193,9 @@ func (s *server) handle(pattern string, need access, h handlerFunc) {
 		if err := h(sw, r, c); err != nil {
 			var he *httpError
 			if !errors.As(err, &he) {
+				if sw.wrote && clientWriteError(err) {
+					return // the client stopped reading or went away mid-answer: its request line says what was sent
+				}
 				s.log.Printf("%s %s: %v", r.Method, pattern, err)
 				he = errorf(http.StatusInternalServerError, "internal", "internal error")
 				if reason := store.CorruptReason(err); reason != "" {
@@ -161,6 +204,11 @@ func (s *server) handle(pattern string, need access, h handlerFunc) {
 				}
 			}
 			errCode = he.code
+			if he.shed != "" {
+				s.shed.Add(1)
+				s.metrics.shed.WithLabelValues(lane.name, he.shed).Inc()
+				hdr.Set("Retry-After", strconv.Itoa(retryAfter))
+			}
 			if !sw.wrote {
 				writeError(sw, he)
 			}
@@ -244,7 +292,19 @@ type statusWriter struct {
 	status int
 	wrote  bool
 	bytes  int64
+	// lane is the lane whose slot the request holds, until outOfLane
+	// (waitOnDisk gave it back).
+	lane      *lane
+	outOfLane bool
+	// stall, if set, abandons a response its client stopped reading: a
+	// large body is written in pieces, each of which must be taken within
+	// the write stall, so a stalled reader holds its buffer and its slot
+	// that long at most.
+	stall *stallWriter
 }
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if !w.wrote {
@@ -257,9 +317,24 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	if !w.wrote {
 		w.status, w.wrote = http.StatusOK, true
 	}
-	n, err := w.ResponseWriter.Write(b)
-	w.bytes += int64(n)
-	return n, err
+	if w.stall == nil || w.bytes+int64(len(b)) < stallFrom {
+		n, err := w.ResponseWriter.Write(b)
+		w.bytes += int64(n)
+		return n, err
+	}
+	written := 0
+	for len(b) > 0 {
+		piece := b[:min(len(b), stallChunk)]
+		w.stall.deadline(w.ResponseWriter)
+		n, err := w.ResponseWriter.Write(piece)
+		written += n
+		w.bytes += int64(n)
+		if err != nil {
+			return written, err
+		}
+		b = b[n:]
+	}
+	return written, nil
 }
 
 func (w *statusWriter) code() int {
@@ -297,6 +372,14 @@ func encodeJSON(buf *bytes.Buffer, v any) error {
 }
 
 func writeJSONBytes(w http.ResponseWriter, status int, b []byte) error {
+	if sw, ok := w.(*statusWriter); ok && sw.stall != nil && !sw.stall.reserved && len(b) >= stallFrom {
+		// A large body is held until its client has taken it: within the
+		// budget, or answered 503 and dropped at once.
+		if !sw.stall.budget.take(int64(len(b))) {
+			return sw.stall.budgetError()
+		}
+		defer sw.stall.budget.give(int64(len(b)))
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
@@ -582,6 +665,18 @@ func (s *server) getText(w http.ResponseWriter, r *http.Request, c *caller) erro
 			return err
 		}
 	}
+	// A whole text is the largest answer there is: its memory is reserved
+	// before the text is read and encoded, so that clients who never read
+	// their answers cannot make the server build them by the thousand.
+	if sw, ok := w.(*statusWriter); ok && sw.stall != nil {
+		if est := textAnswerBytes(end - start); est >= stallFrom {
+			if !sw.stall.budget.take(est) {
+				return sw.stall.budgetError()
+			}
+			defer sw.stall.budget.give(est)
+			sw.stall.reserved = true
+		}
+	}
 	out, err := resolve.RangeCited(s.db, version, start, max(end, start), c.principal)
 	if errors.Is(err, resolve.ErrInvalidRange) {
 		return errorf(http.StatusBadRequest, "bad_request", "range [%d, %d) is outside the text", start, end)
@@ -661,7 +756,7 @@ func (s *server) postVerify(w http.ResponseWriter, r *http.Request, c *caller) e
 		if err != nil {
 			return err
 		}
-		if err := s.db.PutTraceRecord(rec); err != nil {
+		if err := s.waitOnDisk(w, func() error { return s.db.PutTraceRecord(rec) }); err != nil {
 			return fmt.Errorf("storing trace %s: %w", t.id, err)
 		}
 	}

@@ -132,6 +132,9 @@ type httpError struct {
 	code    string
 	message string
 	reason  string // of a refused corrupt read: store.CorruptReason
+	// shed, for a 503 of the server's limits, is the reason counted in
+	// evidence_http_shed_total; the answer carries Retry-After.
+	shed string
 }
 
 func (e *httpError) Error() string { return e.message }

@@ -33,6 +33,8 @@ type serverMetrics struct {
 	judgeLatency  *prometheus.HistogramVec
 	quarantine    *quarantineCollector
 	corrupt       *prometheus.CounterVec
+	shed          *prometheus.CounterVec // requests answered 503 by admission control
+	connsShed     *prometheus.CounterVec // connections closed at the connection limit
 }
 
 func newServerMetrics(db *store.DB) *serverMetrics {
@@ -70,6 +72,12 @@ func newServerMetrics(db *store.DB) *serverMetrics {
 	m.corrupt = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "evidence_store_corrupt_reads_total", Help: "Requests refused because stored bytes failed a check (500), by reason (checksum, hash_mismatch, fault, malformed).",
 	}, []string{"reason"})
+	m.shed = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "evidence_http_shed_total", Help: "Requests answered 503 with Retry-After by admission control, by lane and reason (queue_full: refused at once; queue_timeout: waited its time; response_memory: --max-response-memory held for other clients).",
+	}, []string{"lane", "reason"})
+	m.connsShed = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "evidence_http_connections_shed_total", Help: "Connections closed at the connection limit (--max-conns), by action (evicted: an idle or unfinished one closed for a new one; refused: a new one answered 503).",
+	}, []string{"action"})
 	for _, r := range []string{store.CorruptChecksum, store.CorruptHashMismatch, store.CorruptFault, store.CorruptMalformed} {
 		m.corrupt.WithLabelValues(r)
 	}
@@ -78,7 +86,7 @@ func newServerMetrics(db *store.DB) *serverMetrics {
 	}
 	m.quarantine = &quarantineCollector{db: db, desc: prometheus.NewDesc("evidence_quarantined_chunks",
 		"Quarantined chunks of current versions, by reason code.", []string{"reason"}, nil)}
-	m.reg.MustRegister(m.requests, m.latency, m.resolutions, m.verifications, m.failures, m.ingests, m.traces, m.judgeCalls, m.judgeLatency, m.quarantine, m.corrupt,
+	m.reg.MustRegister(m.requests, m.latency, m.resolutions, m.verifications, m.failures, m.ingests, m.traces, m.judgeCalls, m.judgeLatency, m.quarantine, m.corrupt, m.shed, m.connsShed,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 	return m

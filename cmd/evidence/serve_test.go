@@ -82,7 +82,7 @@ func newTestEnvWith(t testing.TB, tokens bool, configure func(*serverConfig)) *t
 	if _, err := ingest.Run(context.Background(), db, []string{secret}, ingest.Options{ACL: []string{"analyst@example.com"}}); err != nil {
 		t.Fatal(err)
 	}
-	cfg := serverConfig{maxBody: 64 << 10, maxUpload: 256 << 10}
+	cfg := serverConfig{maxBody: 64 << 10, maxUpload: 256 << 10, limits: serveLimits{maxQueue: defaultMaxQueue, queueTimeout: time.Second}} // no shedding in tests of other things
 	if tokens {
 		path := filepath.Join(dir, "tokens")
 		if err := os.WriteFile(path, []byte(testTokens), 0o600); err != nil {

@@ -381,15 +381,6 @@ func TestServeTraceDiskFull(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !ok(); time.Sleep(2 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 5 s for %s", what)
-		}
-	}
-}
-
 // syncBuffer is a bytes.Buffer a logger and a test may use at once.
 type syncBuffer struct {
 	mu sync.Mutex

@@ -1,0 +1,270 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+// waitFor polls cond every 5 ms until it holds, failing the test after 5 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// holdRequest sends the headers of a POST /v1/verify with a body it does
+// not send yet, so its handler holds a slot while it waits for the body.
+// It returns the connection; closing it ends the request.
+func holdRequest(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if _, err := fmt.Fprintf(c, "POST /v1/verify?trace=false HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// servedWithLimits serves e's server through the listener and http.Server
+// that `evidence serve` uses (connection limit, timeouts), on 127.0.0.1.
+func servedWithLimits(t *testing.T, e *testEnv, maxConns int) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := e.srv.httpServer(2*time.Second, 10*time.Second, 10*time.Second, slog.New(slog.NewTextHandler(e.log, nil)))
+	done := make(chan struct{})
+	go func() { defer close(done); _ = hs.Serve(e.srv.limitListener(ln, maxConns)) }()
+	t.Cleanup(func() { hs.Close(); <-done })
+	return ln.Addr().String()
+}
+
+// TestServeShedsLoad: beyond the requests in flight and waiting, a request
+// is answered at once with a 503 unavailable and Retry-After, counted,
+// while health checks and metrics still answer from their own lane; a
+// request that waits its time in the queue gets the same 503, and one that
+// gets a slot in time is served.
+func TestServeShedsLoad(t *testing.T) {
+	e := newTestEnvWith(t, false, func(c *serverConfig) {
+		c.limits = serveLimits{maxInFlight: 1, maxQueue: 1, queueTimeout: 150 * time.Millisecond}
+	})
+	addr := strings.TrimPrefix(e.ts.URL, "http://")
+	id := e.chunkIDs("expense-policy.md")[0]
+	api := e.srv.lanes[laneAPI]
+	held := holdRequest(t, addr)
+	waitFor(t, "the held request to take the api slot", func() bool { return len(api.slots) == 1 })
+
+	// One may wait: it gets the slot when the held request ends.
+	type result struct {
+		r    response
+		took time.Duration
+	}
+	queued := make(chan result, 1)
+	go func() {
+		start := time.Now()
+		resp, err := http.Get(e.ts.URL + "/v1/chunks/" + id)
+		if err != nil {
+			queued <- result{}
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		queued <- result{response{resp.StatusCode, resp.Header, b}, time.Since(start)}
+	}()
+	waitFor(t, "a request to wait in the queue", func() bool { return api.queued.Load() == 1 })
+
+	// The queue is full: refused at once.
+	start := time.Now()
+	r := e.do(request{path: "/v1/chunks/" + id})
+	took := time.Since(start)
+	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") != "1" || r.errorCode(t) != "unavailable" {
+		t.Fatalf("over the limit: got %d Retry-After %q %s, want 503 with Retry-After 1 and code unavailable", r.status, r.header.Get("Retry-After"), r.body)
+	}
+	if took > time.Second {
+		t.Errorf("over the limit: answered after %s, want at once", took)
+	}
+	// Health and metrics have their own lane.
+	if r := e.do(request{path: "/healthz"}); r.status != http.StatusOK {
+		t.Errorf("healthz under overload: got %d %s", r.status, r.body)
+	}
+	m := e.do(request{path: "/metrics"})
+	if m.status != http.StatusOK || !strings.Contains(string(m.body), `evidence_http_shed_total{lane="api",reason="queue_full"} 1`) ||
+		!strings.Contains(string(m.body), `evidence_http_in_flight{lane="api"} 1`) {
+		t.Errorf("metrics under overload: got %d, want the shed request and the slot in flight counted", m.status)
+	}
+
+	// The waiting request was not answered meanwhile: its slot is still
+	// held, and after its queue timeout it is shed too.
+	res := <-queued
+	if res.r.status != http.StatusServiceUnavailable || res.r.header.Get("Retry-After") != "1" || res.took < 100*time.Millisecond {
+		t.Errorf("queued past its timeout: got %d after %s, want 503 after the 150 ms queue timeout", res.r.status, res.took)
+	}
+	if got := testutil.ToFloat64(e.srv.metrics.shed.WithLabelValues(laneAPI, "queue_timeout")); got != 1 {
+		t.Errorf("evidence_http_shed_total{reason=queue_timeout} = %v, want 1", got)
+	}
+
+	// A request that waits while the slot frees is served.
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		held.Close()
+	}()
+	if r := e.do(request{path: "/v1/chunks/" + id}); r.status != http.StatusOK {
+		t.Errorf("after the slot frees: got %d %s, want 200", r.status, r.body)
+	}
+	if got := testutil.ToFloat64(e.srv.metrics.requests.WithLabelValues("GET /v1/chunks/{chunk_id}", "503")); got != 2 {
+		t.Errorf("evidence_http_requests_total{code=503} = %v, want 2", got)
+	}
+}
+
+// TestServeConnectionLimit: at the connection limit a new connection closes
+// the one longest without a request in a handler, so a health check gets
+// through stalled clients; when every connection is in a handler, the new
+// one is answered 503 with Retry-After and closed; never more than the
+// limit are open.
+func TestServeConnectionLimit(t *testing.T) {
+	e := newTestEnv(t, false)
+	addr := servedWithLimits(t, e, 2)
+	open := func() float64 {
+		n, err := testutil.GatherAndCount(e.srv.metrics.reg, "evidence_http_connections")
+		if err != nil || n != 1 {
+			t.Fatalf("evidence_http_connections: %d series, %v", n, err)
+		}
+		mfs, _ := e.srv.metrics.reg.Gather()
+		for _, mf := range mfs {
+			if mf.GetName() == "evidence_http_connections" {
+				return mf.GetMetric()[0].GetGauge().GetValue()
+			}
+		}
+		return -1
+	}
+	health := func() (int, string) {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("healthz: %v", err)
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("Retry-After")
+	}
+
+	// Two connections that never finish their headers fill the limit.
+	var stalled []net.Conn
+	for range 2 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n")
+		stalled = append(stalled, c)
+		time.Sleep(10 * time.Millisecond) // in order: the first is the oldest
+	}
+	waitFor(t, "two open connections", func() bool { return open() == 2 })
+	if code, _ := health(); code != http.StatusOK {
+		t.Fatalf("healthz at the limit, others stalled: got %d, want 200 (the oldest stalled connection closed)", code)
+	}
+	_ = stalled[0].SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := stalled[0].Read(make([]byte, 1)); err == nil || isTimeout(err) {
+		t.Errorf("the oldest stalled connection: read %v, want it closed by the server", err)
+	}
+	if got := testutil.ToFloat64(e.srv.metrics.connsShed.WithLabelValues("evicted")); got != 1 {
+		t.Errorf("connections evicted: %v, want 1", got)
+	}
+	for _, c := range stalled {
+		c.Close()
+	}
+	waitFor(t, "the connections to close", func() bool { return open() == 0 })
+
+	// Two connections in a handler are not closed for a new one.
+	holdRequest(t, addr)
+	holdRequest(t, addr)
+	waitFor(t, "two requests in handlers", func() bool { return len(e.srv.lanes[laneAPI].slots) == 2 })
+	if code, retry := health(); code != http.StatusServiceUnavailable || retry != "1" {
+		t.Errorf("healthz with every connection in a handler: got %d Retry-After %q, want 503 with Retry-After 1", code, retry)
+	}
+	if n := open(); n > 2 {
+		t.Errorf("%v connections open, limit 2", n)
+	}
+	if got := testutil.ToFloat64(e.srv.metrics.connsShed.WithLabelValues("refused")); got != 1 {
+		t.Errorf("connections refused: %v, want 1", got)
+	}
+}
+
+func isTimeout(err error) bool {
+	ne, ok := err.(net.Error)
+	return ok && ne.Timeout()
+}
+
+// TestServeLimitFlags: limit flags that cannot work are usage errors.
+func TestServeLimitFlags(t *testing.T) {
+	for _, so := range []serveOptions{
+		{limits: serveLimits{maxInFlight: -1}},
+		{limits: serveLimits{maxQueue: -1}},
+		{maxConns: -5},
+		{limits: serveLimits{writeStall: -time.Second}},
+		{memoryLimit: "lots"},
+	} {
+		so.addr, so.maxBody, so.maxUpload = "127.0.0.1:0", 1<<20, 1<<20
+		o := &options{db: t.TempDir() + "/e.db", stdout: io.Discard, stderr: io.Discard}
+		if err := runServe(context.Background(), o, so, nil); exitCode(err) != exitUsage {
+			t.Errorf("%+v: got %v, want a usage error", so, err)
+		}
+	}
+	for in, want := range map[string]int64{"512MiB": 512 << 20, "1GiB": 1 << 30, "1000": 1000, "64KiB": 64 << 10} {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+}
+
+// TestServePprof: the Go profiles are served to an administrator only.
+func TestServePprof(t *testing.T) {
+	e := newTestEnv(t, true)
+	for _, tc := range []struct {
+		token, principal string
+		want             int
+	}{
+		{"", "", http.StatusUnauthorized},
+		{analystToken, "", http.StatusForbidden},
+		{serviceToken, "analyst@example.com", http.StatusForbidden},
+		{serviceToken, "", http.StatusOK},
+	} {
+		r := e.do(request{path: "/debug/pprof/", token: tc.token, principal: tc.principal})
+		if r.status != tc.want {
+			t.Errorf("token %q principal %q: got %d, want %d", tc.token, tc.principal, r.status, tc.want)
+		}
+	}
+	r := e.do(request{path: "/debug/pprof/heap?debug=1", token: serviceToken})
+	if r.status != http.StatusOK || !strings.Contains(string(r.body), "heap profile") {
+		t.Errorf("heap profile: got %d %.100s", r.status, r.body)
+	}
+	r = e.do(request{path: "/debug/pprof/goroutine?debug=1", token: serviceToken})
+	if r.status != http.StatusOK || !strings.Contains(string(r.body), "goroutine profile") {
+		t.Errorf("goroutine profile: got %d %.100s", r.status, r.body)
+	}
+}
