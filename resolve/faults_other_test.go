@@ -1,0 +1,5 @@
+//go:build !unix
+
+package resolve_test
+
+func minorFaults() int64 { return -1 }
