@@ -255,21 +255,18 @@ func BenchmarkSpanCheckHit(b *testing.B) {
 
 // BenchmarkRecordCacheHit is the record cache's hit path (map lookup,
 // comparison of the stored bytes, copy of the value) over 1k and 100k
-// cached headers of 300 bytes.
+// cached version headers.
 func BenchmarkRecordCacheHit(b *testing.B) {
-	type header struct {
-		a, b, c string
-		n       [20]int
-	}
-	decode := func(raw []byte) (*header, error) { return &header{a: string(raw[:10])}, nil }
 	for _, n := range []int{1000, 100_000} {
 		b.Run("records="+strconv.Itoa(n), func(b *testing.B) {
-			c := recordCache[header]{maxBytes: 1 << 30}
+			c := recordCache[Version]{maxBytes: 1 << 30}
 			keys, raws := make([][]byte, n), make([][]byte, n)
 			for i := range n {
-				keys[i] = []byte(fmt.Sprintf("%032x", i))
-				raws[i] = bytes.Repeat(keys[i], 10)
-				if _, err := c.get(keys[i], raws[i], decode); err != nil {
+				id := fmt.Sprintf("%032x", i)
+				keys[i] = []byte(id)
+				raws[i] = encodeVersion(&Version{ID: id, DocumentID: "docs/" + id + ".md", SourcePath: "docs/" + id + ".md",
+					MediaType: "text/markdown", Fingerprint: "chunker/v1 size=1000", Status: StatusCurrent, ACL: []string{"analyst@example.com"}})
+				if _, err := c.get(keys[i], raws[i], decodeVersion); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -277,7 +274,7 @@ func BenchmarkRecordCacheHit(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				j := (i * 7919) % n
-				if _, err := c.get(keys[j], raws[j], decode); err != nil {
+				if _, err := c.get(keys[j], raws[j], decodeVersion); err != nil {
 					b.Fatal(err)
 				}
 				i++
