@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -222,6 +223,40 @@ func TestSpanChecksGrow(t *testing.T) {
 	big.add(ID{2}, []byte(strings.Repeat("x", 10)))
 	if !big.passed(ID{2}, []byte(strings.Repeat("x", 10))) || big.bytes() != spanSetBytes {
 		t.Errorf("a bound below one set: %d bytes", big.bytes())
+	}
+}
+
+// TestCachesConcurrent: readers and writers of both caches at once, for
+// the race detector (make race), with the answers checked.
+func TestCachesConcurrent(t *testing.T) {
+	c := recordCache[string]{maxBytes: 8 << 10}
+	s := spanChecks{maxBytes: 16 * spanSetBytes}
+	decode := func(b []byte) (*string, error) { v := string(b); return &v, nil }
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 2000 {
+				k := []byte(strconv.Itoa((i * (g + 1)) % 300))
+				if v, err := c.get(k, k, decode); err != nil || *v != string(k) {
+					t.Errorf("get %s: %v %v", k, v, err)
+					return
+				}
+				h := Hash(k)
+				if !s.passed(h, k) {
+					s.add(h, k)
+				}
+				if s.passed(h, append(k, 'x')) {
+					t.Errorf("other bytes passed as span %s", k)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if _, b := c.stats(); b > c.maxBytes {
+		t.Errorf("%d bytes cached, bound %d", b, c.maxBytes)
 	}
 }
 
