@@ -164,13 +164,12 @@ func loadBenchStore(name string, docs int) (*store.DB, chunkIDs, error) {
 // buildBenchStore ingests docs generated documents of benchDocBytes through
 // the real pipeline into a new store at path, written beside it and renamed
 // into place when complete, so an interrupted build leaves nothing that
-// opens. The sources are written in batches next to it and removed.
+// opens (and a killed one a file named for its process, to delete). The sources are written in batches next to it and removed.
 func buildBenchStore(dir, path string, docs int) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	tmp := path + ".building"
-	os.Remove(tmp)
+	tmp := fmt.Sprintf("%s.building-%d", path, os.Getpid()) // two builds at once each finish their own
 	db, err := store.Open(tmp, nil)
 	if err != nil {
 		return err
