@@ -184,8 +184,7 @@ func (r *Resolution) fillVersion(v *store.Version, current string) {
 	r.VersionStatus = v.Status
 	r.MediaType = v.MediaType
 	r.SourceURL = v.SourceURL
-	h := v.TextHash
-	r.TextHash = &h
+	r.TextHash = &v.TextHash // v is the caller's copy of the header, kept in r.version
 	if current != v.ID {
 		r.CurrentVersion = current
 	}
