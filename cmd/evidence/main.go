@@ -13,7 +13,19 @@ import (
 	"github.com/evidence-rag/evidence/store"
 )
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	if longLived(os.Args[1:]) {
+		reexecGuarded() // a long-lived reader of a store that may be damaged (reexec_unix.go)
+	}
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// longLived reports whether the command line runs serve: the one command
+// that reads a store for long, from one process.
+func longLived(args []string) bool {
+	cmd, _, err := newRootCommand(io.Discard, io.Discard).Find(args)
+	return err == nil && cmd.Name() == "serve"
+}
 
 // run executes one command line and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {

@@ -152,3 +152,23 @@ func TestInProcess(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestLongLived: only serve re-executes itself (reexec_unix.go), whatever
+// flags come before it.
+func TestLongLived(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"serve"}, true},
+		{[]string{"--db", "x.db", "serve", "--addr", "127.0.0.1:0"}, true},
+		{[]string{"resolve", "abc"}, false},
+		{[]string{"audit"}, false},
+		{nil, false},
+		{[]string{"no-such-command"}, false},
+	} {
+		if got := longLived(tt.args); got != tt.want {
+			t.Errorf("longLived(%q) = %v, want %v", tt.args, got, tt.want)
+		}
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 	"syscall"
-	"testing"
 )
 
 // reexecGuarded restarts the process, once, with GODEBUG=invalidptr=0 (see
@@ -21,10 +20,11 @@ import (
 // many requests from one process; a one-shot command would pay the exec
 // (some 15 ms) on every call for a risk that store.Open's check of the
 // top-level tree leaves small. A GODEBUG that names invalidptr is left as
-// it is, a test binary is never replaced, and a failed exec runs on.
+// it is, and a failed exec runs on. Only main calls it (a test runs the
+// command in its own process, which must not be replaced).
 func reexecGuarded() {
 	godebug := os.Getenv("GODEBUG")
-	if strings.Contains(godebug, "invalidptr=") || testing.Testing() {
+	if strings.Contains(godebug, "invalidptr=") {
 		return
 	}
 	exe, err := os.Executable()

@@ -89,7 +89,6 @@ principal; never a body, a raw path or query, or an error message, so never docu
 			if err := checkTraceFlags(so); err != nil {
 				return err
 			}
-			reexecGuarded() // a long-lived reader of a store that may be damaged (reexec_unix.go)
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return runServe(ctx, o, so, nil)
