@@ -25,7 +25,6 @@ import (
 
 	"github.com/evidence-rag/evidence/ingest"
 	"github.com/evidence-rag/evidence/resolve"
-	"github.com/evidence-rag/evidence/resolve/match"
 	"github.com/evidence-rag/evidence/store"
 	"github.com/evidence-rag/evidence/verify"
 )
@@ -464,7 +463,7 @@ type served struct {
 	ViewerURL string `json:"viewer_url,omitempty"`
 	// Citation is the part of the chunk that offsets or a quote of a batch
 	// request named, when the chunk is served.
-	Citation *citationResult `json:"citation,omitempty"`
+	Citation *resolve.Located `json:"citation,omitempty"`
 }
 
 // viewerURL is where the evidence viewer shows a served resolution: a link
@@ -500,39 +499,9 @@ func (s *server) getChunk(w http.ResponseWriter, r *http.Request, c *caller) err
 
 // resolveRequest is the body of POST /v1/resolve.
 type resolveRequest struct {
-	Principal string            `json:"principal,omitempty"`
-	Citations []citationRequest `json:"citations"`
-	Metadata  json.RawMessage   `json:"metadata,omitempty"` // the caller's own object, echoed
-}
-
-// citationRequest is a chunk id, optionally with the code-point offsets of
-// the cited part of the chunk and the words quoted from it.
-type citationRequest struct {
-	ChunkID     string `json:"chunk_id"`
-	Quote       string `json:"quote,omitempty"`
-	SourceStart *int   `json:"source_start,omitempty"` // half-open, code points into the canonical text
-	SourceEnd   *int   `json:"source_end,omitempty"`
-}
-
-// citationResult locates the cited part inside a served chunk.
-type citationResult struct {
-	// Match is how the part was found: a quote's level (exact, whitespace,
-	// normalized, fuzzy), "offsets" when only offsets were given, or
-	// "none" when the quote or the offsets are not in the chunk.
-	Match    string `json:"match"`
-	Distance int    `json:"distance,omitempty"` // edit distance of a fuzzy match
-	Elided   bool   `json:"elided,omitempty"`   // the quote left words out ("…") and matched part by part
-	Reason   string `json:"reason,omitempty"`   // quote_not_found, quote_ambiguous, offsets_outside_chunk
-	// The part, when found: offsets in code points of the canonical text,
-	// its page and section, its text and its own deep link.
-	SourceStart int               `json:"source_start"`
-	SourceEnd   int               `json:"source_end"`
-	PageNumber  int               `json:"page_number,omitempty"`
-	PageEnd     int               `json:"page_end,omitempty"`
-	PageLabel   string            `json:"page_label,omitempty"`
-	SectionPath []string          `json:"section_path,omitempty"`
-	Text        string            `json:"text,omitempty"`
-	Link        *resolve.DeepLink `json:"link,omitempty"`
+	Principal string                    `json:"principal,omitempty"`
+	Citations []resolve.CitationRequest `json:"citations"`
+	Metadata  json.RawMessage           `json:"metadata,omitempty"` // the caller's own object, echoed
 }
 
 func (s *server) postResolve(w http.ResponseWriter, r *http.Request, c *caller) error {
@@ -550,16 +519,9 @@ func (s *server) postResolve(w http.ResponseWriter, r *http.Request, c *caller) 
 	if err := verify.CheckMetadata(req.Metadata); err != nil {
 		return errorf(http.StatusBadRequest, "bad_request", "%v", err)
 	}
-	for i, ct := range req.Citations {
-		switch {
-		case strings.TrimSpace(ct.ChunkID) == "":
-			return errorf(http.StatusBadRequest, "bad_request", "citations[%d]: missing chunk_id", i)
-		case (ct.SourceStart == nil) != (ct.SourceEnd == nil):
-			return errorf(http.StatusBadRequest, "bad_request", "citations[%d]: source_start and source_end go together", i)
-		case ct.SourceStart != nil && (*ct.SourceStart < 0 || *ct.SourceEnd < *ct.SourceStart):
-			return errorf(http.StatusBadRequest, "bad_request", "citations[%d]: offsets are negative or inverted", i)
-		case len(ct.Quote) > verify.MaxQuoteBytes:
-			return errorf(http.StatusBadRequest, "bad_request", "citations[%d]: quote longer than %d bytes", i, verify.MaxQuoteBytes)
+	for i := range req.Citations {
+		if err := req.Citations[i].Check(verify.MaxQuoteBytes); err != nil {
+			return errorf(http.StatusBadRequest, "bad_request", "citations[%d]: %s", i, strings.TrimPrefix(err.Error(), resolve.ErrCitation.Error()+": "))
 		}
 	}
 	principal, err := c.bodyPrincipal(req.Principal)
@@ -579,8 +541,8 @@ func (s *server) postResolve(w http.ResponseWriter, r *http.Request, c *caller) 
 				return err
 			}
 			results[i] = served{Cited: cited, ViewerURL: s.viewerURL(cited, principal)}
-			if res.Served() && (ct.Quote != "" || ct.SourceStart != nil) {
-				if results[i].Citation, err = locate(tx, res, ct); err != nil {
+			if res.Served() && ct.Names() {
+				if results[i].Citation, err = resolve.Locate(tx, res, ct); err != nil {
 					return err
 				}
 			}
@@ -596,48 +558,6 @@ func (s *server) postResolve(w http.ResponseWriter, r *http.Request, c *caller) 
 		out["metadata"] = req.Metadata
 	}
 	return writeJSON(w, http.StatusOK, out)
-}
-
-// locate finds the part of a served chunk that a citation names: its quote
-// (the offsets, if given, say where to look first), else its offsets.
-func locate(tx *store.Tx, r *resolve.Resolution, ct citationRequest) (*citationResult, error) {
-	start, end := 0, 0
-	out := &citationResult{Match: "offsets"}
-	switch {
-	case ct.Quote != "":
-		hint := 0
-		if ct.SourceStart != nil {
-			hint = max(0, *ct.SourceStart-r.Start)
-		}
-		m, _, _ := match.Locate(r.Text, ct.Quote, match.Options{Hint: hint})
-		out.Match, out.Distance, out.Elided = string(m.Level), m.Distance, m.Elided
-		switch {
-		case !m.Found():
-			out.Match, out.Reason = string(match.LevelNone), "quote_not_found"
-			return out, nil
-		case m.Count > 1:
-			out.Reason = "quote_ambiguous"
-			return out, nil
-		}
-		start, end = r.Start+m.Start, r.Start+m.End
-	default:
-		start, end = *ct.SourceStart, *ct.SourceEnd
-		if start < r.Start || end > r.End {
-			out.Match, out.Reason = string(match.LevelNone), "offsets_outside_chunk"
-			return out, nil
-		}
-	}
-	sub, err := resolve.Sub(tx, r, start, end)
-	if err != nil {
-		return nil, err
-	}
-	link, err := resolve.Links(tx, sub)
-	if err != nil {
-		return nil, err
-	}
-	out.SourceStart, out.SourceEnd, out.Text, out.Link = sub.Start, sub.End, sub.Text, link
-	out.PageNumber, out.PageEnd, out.PageLabel, out.SectionPath = sub.Page, sub.PageEnd, sub.PageLabel, sub.SectionPath
-	return out, nil
 }
 
 func (s *server) getText(w http.ResponseWriter, r *http.Request, c *caller) error {

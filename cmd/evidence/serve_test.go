@@ -205,7 +205,7 @@ func jsonBody(t testing.TB, v any) []byte {
 type servedBody struct {
 	resolve.Cited
 	ViewerURL string          `json:"viewer_url"`
-	Citation  *citationResult `json:"citation"`
+	Citation  *resolve.Located `json:"citation"`
 }
 
 func TestServeChunk(t *testing.T) {
@@ -332,7 +332,7 @@ func TestServeForbiddenRevealsNothing(t *testing.T) {
 	}{
 		{"chunk", request{path: "/v1/chunks/" + e.secret}},
 		{"batch with quote", request{method: "POST", path: "/v1/resolve", body: jsonBody(t, resolveRequest{
-			Citations: []citationRequest{{ChunkID: e.secret, Quote: "offer is EUR", SourceStart: &start, SourceEnd: &end}}})}},
+			Citations: []resolve.CitationRequest{{ChunkID: e.secret, Quote: "offer is EUR", SourceStart: &start, SourceEnd: &end}}})}},
 		{"text", request{path: "/v1/versions/" + version + "/text?start=0&end=40"}},
 		{"whole text", request{path: "/v1/versions/" + version + "/text"}},
 		{"verify", request{method: "POST", path: "/v1/verify", body: jsonBody(t, verifyReq)}},
@@ -388,7 +388,7 @@ func TestServeResolveBatch(t *testing.T) {
 	elided := strings.Join(words[:3], " ") + " … " + strings.Join(words[len(words)-3:], " ")
 	s, en := r0.Start+10, r0.Start+30
 	out, past := r0.End-5, r0.End+5
-	body := resolveRequest{Citations: []citationRequest{
+	body := resolveRequest{Citations: []resolve.CitationRequest{
 		{ChunkID: id},
 		{ChunkID: id, Quote: quote},
 		{ChunkID: id, Quote: strings.ToUpper(quote)},
@@ -862,7 +862,7 @@ func TestServeMalformed(t *testing.T) {
 	id := e.chunkIDs("expense-policy.md")[0]
 	many := resolveRequest{}
 	for range maxBatch + 1 {
-		many.Citations = append(many.Citations, citationRequest{ChunkID: id})
+		many.Citations = append(many.Citations, resolve.CitationRequest{ChunkID: id})
 	}
 	for _, tt := range []struct {
 		name   string
