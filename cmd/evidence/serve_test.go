@@ -204,7 +204,7 @@ func jsonBody(t testing.TB, v any) []byte {
 // servedBody is what the chunk, text and batch routes answer.
 type servedBody struct {
 	resolve.Cited
-	ViewerURL string          `json:"viewer_url"`
+	ViewerURL string           `json:"viewer_url"`
 	Citation  *resolve.Located `json:"citation"`
 }
 
