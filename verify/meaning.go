@@ -57,7 +57,7 @@ type meaningScanner struct {
 	// them (appendFigures of the same text): bounds reads them, not again.
 	claimFigs   []Figure
 	claimFigsOf string
-	quote     [2]mtext // a loose quote and its span (quoteMeaningDiffers)
+	quote       [2]mtext // a loose quote and its span (quoteMeaningDiffers)
 	// reused buffers
 	aligned     [][]alignment
 	claimB, evB []binding
