@@ -7,6 +7,7 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
@@ -464,6 +465,63 @@ func foldText(s string, normalized bool) *folded {
 	}
 	f.fold(s)
 	return &folded{s: string(f.out), from: f.from, to: f.to}
+}
+
+// foldBuf is a folded text built in buffers that the next fold reuses.
+type foldBuf struct {
+	f        folded
+	out      []byte
+	from, to []int32
+}
+
+// fold folds s for a level into the buffers, as foldText does; the result
+// is valid until the next fold.
+func (b *foldBuf) fold(s string, normalized bool) *folded {
+	n := len(s) + len(s)/32 + 8
+	f := folder{norm: normalized, track: true, out: slices.Grow(b.out[:0], n), from: slices.Grow(b.from[:0], n), to: slices.Grow(b.to[:0], n)}
+	f.fold(s)
+	b.out, b.from, b.to = f.out, f.from, f.to
+	b.f = folded{s: unsafe.String(unsafe.SliceData(f.out), len(f.out)), from: f.from, to: f.to}
+	return &b.f
+}
+
+// scratch is the buffers of a short-lived Index: Locate folds each chunk
+// it cannot place exactly into the same few arrays instead of new ones
+// (issue 14: the folded levels were 77% of a verification's bytes).
+type scratch struct {
+	ix       Index
+	ws, norm foldBuf
+	ck       []int
+}
+
+// maxScratch is the largest text whose folded buffers go back to the
+// pool: a rare huge chunk must not pin its buffers.
+const maxScratch = 1 << 20
+
+var scratches = sync.Pool{New: func() any { return new(scratch) }}
+
+// scratchIndex returns an Index of text whose folded forms live in pooled
+// buffers; release it once no Match or folded text of it is in use.
+func scratchIndex(text string) *scratch {
+	sc := scratches.Get().(*scratch)
+	sc.reset(text)
+	return sc
+}
+
+// reset makes the scratch's Index one of text, with nothing folded yet.
+func (sc *scratch) reset(text string) {
+	n := utf8.RuneCountInString(text)
+	valid := utf8.ValidString(text)
+	sc.ix = Index{text: text, n: n, valid: valid, ascii: valid && n == len(text), scratch: sc}
+}
+
+func (sc *scratch) release() {
+	sc.ix = Index{}
+	if cap(sc.ws.out) > maxScratch || cap(sc.norm.out) > maxScratch {
+		return
+	}
+	sc.ws.f, sc.norm.f = folded{}, folded{}
+	scratches.Put(sc)
 }
 
 // foldQuote folds a quote for a level into buf and trims the spaces at its

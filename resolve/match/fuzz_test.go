@@ -40,6 +40,15 @@ func FuzzFind(f *testing.F) {
 		if again := Find(text, quote, opts); again != got {
 			t.Fatalf("Index.Find %+v, Find %+v", got, again)
 		}
+		// Folded into reused buffers (Locate's), after they held another
+		// text, the answer is the same.
+		var sc scratch
+		sc.reset(prefix + quote)
+		sc.ix.Find(quote, opts)
+		sc.reset(text)
+		if pooled := sc.ix.Find(quote, opts); pooled != got {
+			t.Fatalf("Index.Find %+v, in reused buffers %+v", got, pooled)
+		}
 		n := utf8.RuneCountInString(text)
 		if got.Start < 0 || got.Start > got.End || got.End > n {
 			t.Fatalf("span [%d, %d) outside [0, %d]", got.Start, got.End, n)

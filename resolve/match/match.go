@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Level says how a quote matched, strongest first.
@@ -100,6 +101,11 @@ type Index struct {
 
 	ckOnce sync.Once
 	ck     []int // valid non-ASCII text: byte offset of every ckStride-th code point
+
+	// scratch, when set, holds buffers the folded forms are built in,
+	// reused from one short-lived Index to the next (Locate's); nil for an
+	// Index that keeps its forms.
+	scratch *scratch
 }
 
 // ckStride is the spacing of the code-point checkpoints that turn a window
@@ -119,7 +125,12 @@ func (ix *Index) byteOffset(cp int) int {
 		return cp
 	}
 	ix.ckOnce.Do(func() {
-		ix.ck = make([]int, 0, ix.n/ckStride+1)
+		if ix.scratch != nil {
+			ix.ck = ix.scratch.ck[:0]
+			defer func() { ix.scratch.ck = ix.ck }()
+		} else {
+			ix.ck = make([]int, 0, ix.n/ckStride+1)
+		}
 		k := 0
 		for i := range ix.text {
 			if k%ckStride == 0 {
@@ -159,12 +170,24 @@ func Find(text, quote string, opts Options) Match {
 func (ix *Index) foldable() bool { return len(ix.text) <= math.MaxInt32 }
 
 func (ix *Index) wsLevel() *folded {
-	ix.wsOnce.Do(func() { ix.ws = foldText(ix.text, false) })
+	ix.wsOnce.Do(func() {
+		if ix.scratch != nil {
+			ix.ws = ix.scratch.ws.fold(ix.text, false)
+		} else {
+			ix.ws = foldText(ix.text, false)
+		}
+	})
 	return ix.ws
 }
 
 func (ix *Index) normLevel() *folded {
-	ix.normOnce.Do(func() { ix.norm = foldText(ix.text, true) })
+	ix.normOnce.Do(func() {
+		if ix.scratch != nil {
+			ix.norm = ix.scratch.norm.fold(ix.text, true)
+		} else {
+			ix.norm = foldText(ix.text, true)
+		}
+	})
 	return ix.norm
 }
 
@@ -248,10 +271,18 @@ func satAdd(a, b int) int {
 
 // fold folds a quote for the whitespace or normalized level, in the
 // searcher's buffer.
+//
+// The result lives in the searcher's buffer for its level: it is valid
+// until the searcher goes back to its pool, at the end of Find, and
+// nothing keeps it beyond.
 func (sr *searcher) fold(q string, normalized bool) string {
-	f := folder{norm: normalized, out: sr.buf[:0]}
+	buf := &sr.wsBuf
+	if normalized {
+		buf = &sr.buf
+	}
+	f := folder{norm: normalized, out: (*buf)[:0]}
 	f.fold(q)
-	sr.buf = f.out[:0]
+	*buf = f.out[:0]
 	b := f.out
 	for len(b) > 0 && b[len(b)-1] == ' ' {
 		b = b[:len(b)-1]
@@ -262,7 +293,7 @@ func (sr *searcher) fold(q string, normalized bool) string {
 	if string(b) == q {
 		return q
 	}
-	return string(b)
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // query is the state of one Find call.
