@@ -165,7 +165,13 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 	if c.figures[0] = appendFigures(c.figures[0][:0], cl.Text); len(c.figures[0]) > 0 {
 		c.figures[1] = c.figures[1][:0]
 		for _, g := range good {
-			c.figures[1] = appendEvidenceFigures(c.figures[1], g.figures, g.figuresBefore, c.figures[0])
+			if g.figures == cl.Text {
+				// The claim is the span, widened to whole numbers, to the
+				// byte: its figures are the span's, read once.
+				c.figures[1] = appendEvidenceFiguresOf(c.figures[1], c.figures[0], g.figures, g.figuresBefore, c.figures[0])
+			} else {
+				c.figures[1] = appendEvidenceFigures(c.figures[1], g.figures, g.figuresBefore, c.figures[0])
+			}
 		}
 		missing, contradicted = checkFigures(c.figures[0], c.figures[1])
 		if len(missing) > 0 {
