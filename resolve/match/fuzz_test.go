@@ -1,6 +1,7 @@
 package match
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -96,4 +97,41 @@ func ascii(s string) bool {
 		}
 	}
 	return true
+}
+
+// FuzzOccurs: the sampling scanner and strings.Index give occurs the same
+// answer, on either side of the size cut-over.
+func FuzzOccurs(f *testing.F) {
+	f.Add(genText(3, 3000), 1200, 200, 0)
+	f.Add("abababababab", 2, 4, 1)
+	f.Add(strings.Repeat("a", 5000), 10, 40, 7)
+	f.Fuzz(func(t *testing.T, text string, at, n, rep int) {
+		if len(text) > 1<<16 {
+			return
+		}
+		// Text of either size class: the input, or repeated past the cut-over.
+		if rep%2 == 1 && len(text) > 0 {
+			text = strings.Repeat(text, indexCutover/len(text)+1)
+		}
+		at, n = clampInt(at, len(text)), clampInt(n, 300)
+		q := text[at:min(len(text), at+n)]
+		if q == "" {
+			q = "x"
+		}
+		i1, a1 := scanOccurs(text, q)
+		i2, a2 := indexOccurs(text, q)
+		if i1 != i2 || a1 != a2 {
+			t.Fatalf("scanner %d %v, strings.Index %d %v (text %d bytes, quote %q)", i1, a1, i2, a2, len(text), q)
+		}
+	})
+}
+
+func clampInt(i, n int) int {
+	if i < 0 {
+		i = -i
+	}
+	if i < 0 || n <= 0 {
+		return 0
+	}
+	return i % (n + 1)
 }
