@@ -22,6 +22,8 @@ func FuzzFind(f *testing.F) {
 		{"Il dit “Borrower’s” ici", `il dit "borrower's" ici`, 0, 0, ""},
 		{"Expense reports must be submitted within 14 calendar days.", "Expense rep0rts must be submited within 14 ca1endar days", -1, 0, ""},
 		{"aaaa", "aa", -1, 0, ""},
+		{"the  Net\n\tLeverage\u00a0Ratio shall", "Net Leverage Ratio", -1, 0, ""},
+		{"a b a  b\r\nc", "a b c", -1, 0, ""},
 		{"ab\xffcd\xfeé", "\xffcd", -1, 0, ""},
 		{"é", "\xa9", -1, 0, ""},
 		{"İstanbul ǅemal ß", "istanbul", -1, 3, ""},
@@ -40,6 +42,10 @@ func FuzzFind(f *testing.F) {
 		got := ix.Find(quote, opts)
 		if again := Find(text, quote, opts); again != got {
 			t.Fatalf("Index.Find %+v, Find %+v", got, again)
+		}
+		// The whitespace level is skipped only where it cannot match.
+		if wq := Fold(quote, LevelWhitespace); wq != "" && strings.Contains(ix.wsLevel().s, wq) && !ix.wsMayMatch(wq) {
+			t.Fatalf("wsMayMatch(%q) false, but the folded text holds it", wq)
 		}
 		// Folded into reused buffers (Locate's), after they held another
 		// text, the answer is the same.
