@@ -246,7 +246,7 @@ func indexOccurs(s, q string) (first int, again bool) {
 	if first = strings.Index(s, q); first < 0 {
 		return -1, false
 	}
-	return first, strings.Index(s[first+1:], q) >= 0
+	return first, strings.Contains(s[first+1:], q)
 }
 
 // scanOccurs is occurs by the sampling scanner.
