@@ -275,7 +275,7 @@ func (ix *Index) Find(quote string, opts Options) Match {
 // word; true sends the quote to the level, which decides. A quote with
 // OCR noise thus skips folding a large text twice.
 func (ix *Index) wsMayMatch(wq string) bool {
-	ix.plainOnce.Do(func() { ix.plain = ix.valid && !hasDropped(ix.text) })
+	ix.plainOnce.Do(func() { ix.plain = ix.ascii || ix.valid && !hasDropped(ix.text) })
 	if !ix.plain {
 		return true
 	}
