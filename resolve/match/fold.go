@@ -184,7 +184,7 @@ type folder struct {
 	segs  []fseg // the map, when tracked
 	space bool   // the last rune emitted is a (collapsed) space
 	last  rune   // the last rune emitted
-	memo  map[rune]string
+	memo  *foldMemo
 }
 
 // emit appends r, which came from original code points [from, to).
@@ -287,7 +287,7 @@ func (f *folder) fold(s string) {
 			for j < len(s) && s[j] < utf8.RuneSelf && asciiClass[s[j]] <= asciiUpper {
 				j++
 			}
-			if norm && j < len(s) && s[j] >= utf8.RuneSelf {
+			if norm && j < len(s) && mayCombine(s[j]) {
 				j-- // the last letter may take a combining mark
 			}
 			if n := j - i; n > 0 {
@@ -310,7 +310,7 @@ func (f *folder) fold(s string) {
 		// At the normalized level an ASCII letter followed by a combining
 		// mark must go through NFKC with it, hence the look at the next
 		// byte.
-		if c < utf8.RuneSelf && (!norm || i+1 == len(s) || s[i+1] < utf8.RuneSelf) {
+		if c < utf8.RuneSelf && (!norm || i+1 == len(s) || !mayCombine(s[i+1])) {
 			switch asciiClass[c] {
 			case asciiSpace:
 				if space {
@@ -379,6 +379,16 @@ func (f *folder) fold(s string) {
 	}
 	f.out, f.segs, f.space, f.last = out, segs, space, last
 }
+
+// mayCombine reports whether the character that starts with byte b may
+// join the one before it in a normalization segment: one at U+0300 or
+// above (a combining mark, or one that composes with what precedes). The
+// characters below (ASCII, and U+0080 to U+02FF, lead bytes up to 0xCB)
+// are starters that compose with nothing before them, and so is a byte
+// that starts no valid character (0x80 to 0xC1): an ASCII letter before
+// any of them folds alone (FuzzFoldMaps checks the result against the
+// folding that sent every ASCII byte before a non-ASCII one through NFKC).
+func mayCombine(b byte) bool { return b >= 0xCC }
 
 // SWAR constants: a byte value repeated in every byte of a word.
 const (
@@ -481,8 +491,9 @@ func (f *folder) foldSegment(seg string, size int) string {
 		return foldSlow(seg)
 	}
 	r, _ := utf8.DecodeRuneInString(seg)
-	if v, ok := f.memo[r]; ok {
-		return v
+	slot := uint32(r) % memoSlots
+	if f.memo != nil && f.memo.r[slot] == r+1 {
+		return f.memo.v[slot]
 	}
 	var v string
 	if c, ok := runeFolds.Load(r); ok {
@@ -493,12 +504,22 @@ func (f *folder) foldSegment(seg string, size int) string {
 	}
 	if f.track {
 		if f.memo == nil {
-			f.memo = make(map[rune]string)
+			f.memo = new(foldMemo)
 		}
-		f.memo[r] = v
+		f.memo.r[slot], f.memo.v[slot] = r+1, v
 	}
 	return v
 }
+
+// foldMemo is a folder's cache of single-rune foldings, direct-mapped by
+// code point: a text repeats its few non-ASCII letters, and a map lookup
+// per letter was a tenth of folding one.
+type foldMemo struct {
+	r [memoSlots]rune // the code point + 1 in each slot, 0 for none
+	v [memoSlots]string
+}
+
+const memoSlots = 256
 
 // runeFolds caches foldSlow of single code points. It holds at most one
 // entry per code point ever folded, a bounded set.

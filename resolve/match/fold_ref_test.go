@@ -276,7 +276,7 @@ func foldMapSeeds() []string {
 	return []string{"", " ", "  \t\n ", "Plain text, Here.", "Die Infor\u00admation über\u200b alles", "the infor-\nmation über",
 		"Le ﬁnancement ﬂotte  ﬃ", "Il dit “Borrower’s” ici — 2010–\n2015", "ab\xffcd\xfeé", "İstanbul ǅemal ß ﬀ",
 		"e\u0301te\u0301 A\u030a  x\u00a0\u00a0y\u3000z", "１２３ ＡＢＣ ㎏", "a\u00a8b  \u00a8 c", "東京 office\r\n\r\nnext",
-		genText(5, 3000), ocrNoise(5, genText(6, 1500), 20)}
+		"Zürich aÅ f\u02b0 x\xc0y A\u0345 K\u212a q\u00dfx I\u0307 \u01c4z", genText(5, 3000), ocrNoise(5, genText(6, 1500), 20)}
 }
 
 func FuzzFoldMaps(f *testing.F) {
