@@ -66,6 +66,17 @@ function timeMedian(reps, f) {
   return medianOf(ts);
 }
 
+// cpuMeanMS is the process's CPU time (user and system) per call of f, the
+// mean over reps calls after warm-up: on a shared machine the wall-clock
+// medians also count waits for a core, CPU time does not.
+function cpuMeanMS(reps, f) {
+  for (let i = 0; i < 3; i++) f();
+  const t0 = process.cpuUsage();
+  for (let i = 0; i < reps; i++) f();
+  const d = process.cpuUsage(t0);
+  return (d.user + d.system) / 1000 / reps;
+}
+
 function found(matches, c) {
   if (matches.length === 0) return false;
   const best = Math.min(...matches.map((m) => m.errors));
@@ -81,6 +92,7 @@ const rows = [];
 for (const ours of input.ours) {
   const cases = input.cases.filter((c) => c.group === ours.group);
   const peerK = [], peerHyp = [];
+  let peerCPU = 0;
   let foundK = 0, foundHyp = 0;
   for (const c of cases) {
     const text = input.texts[c.text];
@@ -90,9 +102,10 @@ for (const ours of input.ours) {
     if (found(search(text, c.quote, hypK), c)) foundHyp++;
     peerK.push(timeMedian(reps, () => search(text, c.quote, c.max_errors)));
     peerHyp.push(timeMedian(reps, () => search(text, c.quote, hypK)));
+    peerCPU += cpuMeanMS(Math.max(3, Math.floor(reps / 4)), () => search(text, c.quote, c.max_errors)) / cases.length;
   }
   rows.push({ ours, cases: cases.length, k: medianOf(cases.map((c) => c.max_errors)),
-    peerK: medianOf(peerK), peerHyp: medianOf(peerHyp), foundK, foundHyp });
+    peerK: medianOf(peerK), peerHyp: medianOf(peerHyp), peerCPU, foundK, foundHyp });
 }
 
 const ms = (x) => (x < 0.1 ? x.toFixed(4) : x < 10 ? x.toFixed(3) : x.toFixed(1)) + " ms";
@@ -100,11 +113,13 @@ const pad = (s, n) => String(s).padEnd(n);
 console.log(`approx-string-match ${pkg.version} (Node ${process.version}) vs resolve/match Find, same inputs: ${file}`);
 console.log(`median per 200-code-point quote with 5 OCR-style errors; the peer's bound k as ours, and as Hypothesis sets it`);
 console.log([pad("group", 12), pad("size", 9), pad("k", 4), pad("ours warm", 12), pad("ours cold", 12),
-  pad("peer (k)", 12), pad("peer (Hyp.)", 12), pad("warm speed-up", 14), pad("found ours/peer", 16)].join(""));
+  pad("peer (k)", 12), pad("peer (Hyp.)", 12), pad("warm speed-up", 14), pad("cold speed-up", 14),
+  pad("cold CPU ours/peer", 26), pad("CPU speed-up", 13), pad("found ours/peer", 16)].join(""));
 for (const r of rows) {
   const o = r.ours;
   console.log([pad(o.group, 12), pad(o.size, 9), pad(r.k, 4), pad(ms(o.warm_ms), 12), pad(ms(o.cold_ms), 12),
     pad(ms(r.peerK), 12), pad(ms(r.peerHyp), 12),
-    pad(`${(r.peerK / o.warm_ms).toFixed(1)}x`, 14),
+    pad(`${(r.peerK / o.warm_ms).toFixed(1)}x`, 14), pad(`${(r.peerK / o.cold_ms).toFixed(2)}x`, 14),
+    pad(`${ms(o.cold_cpu_ms)} / ${ms(r.peerCPU)}`, 26), pad(`${(r.peerCPU / o.cold_cpu_ms).toFixed(2)}x`, 13),
     `${o.found}/${r.cases} vs ${r.foundK}/${r.cases} (Hyp. ${r.foundHyp}/${r.cases})`].join(""));
 }

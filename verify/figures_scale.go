@@ -26,7 +26,19 @@ type unitScale struct {
 // stays too, so a claim quoting the plain number still finds it.
 func appendEvidenceFigures(out []Figure, span, before string, claim []Figure) []Figure {
 	start := len(out)
-	out = appendFigures(out, span)
+	return appendScales(appendFigures(out, span), start, span, before, claim)
+}
+
+// appendEvidenceFiguresOf is appendEvidenceFigures of a span whose
+// figures (appendFigures of span) are known: figs.
+func appendEvidenceFiguresOf(out, figs []Figure, span, before string, claim []Figure) []Figure {
+	start := len(out)
+	return appendScales(append(out, figs...), start, span, before, claim)
+}
+
+// appendScales is the rest of appendEvidenceFigures, once the span's
+// figures are out[start:].
+func appendScales(out []Figure, start int, span, before string, claim []Figure) []Figure {
 	if !holdsAmount(claim) || !holdsBare(out[start:]) {
 		return out
 	}

@@ -53,7 +53,11 @@ type meaningScanner struct {
 	scans     []*scannedContext // the cache entries of the evidence
 	evs       []meaningEvidence
 	figs      []Figure
-	quote     [2]mtext // a loose quote and its span (quoteMeaningDiffers)
+	// claimFigs are the figures of claimFigsOf when the checker has read
+	// them (appendFigures of the same text): bounds reads them, not again.
+	claimFigs   []Figure
+	claimFigsOf string
+	quote       [2]mtext // a loose quote and its span (quoteMeaningDiffers)
 	// reused buffers
 	aligned     [][]alignment
 	claimB, evB []binding
@@ -67,6 +71,7 @@ type alignment struct{ ev, clause int }
 // release returns the scanner to the pool, dropping the texts it read.
 func (m *meaningScanner) release() {
 	m.evs, m.claim.s, m.head = nil, "", nil
+	m.claimFigs, m.claimFigsOf = nil, ""
 	for i := range m.ev {
 		m.ev[i] = mtext{} // holds no cache entry from one request to the next
 		m.own[i].s = ""

@@ -554,8 +554,13 @@ func (m *meaningScanner) bounds(claim string, evs []meaningEvidence, res *meanin
 	if !bounded {
 		return // the claim bounds no figure: nothing to compare
 	}
-	claimFigs := appendFigures(m.figs[:0], claim)
-	m.figs = claimFigs
+	var claimFigs []Figure
+	if m.claimFigsOf == claim && m.claimFigs != nil {
+		claimFigs = m.claimFigs // the checker's, read for the figure check already
+	} else {
+		claimFigs = appendFigures(m.figs[:0], claim)
+		m.figs = claimFigs
+	}
 	if len(claimFigs) == 0 {
 		return
 	}

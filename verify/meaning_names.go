@@ -187,20 +187,25 @@ func containsWordFold(s, w string) bool {
 		if c < 'A' {
 			lo, up = c, c // a digit
 		}
-		for i := 0; i+n <= len(s); i++ {
-			j := strings.IndexByte(s[i:len(s)-n+1], lo)
-			if k := strings.IndexByte(s[i:len(s)-n+1], up); k >= 0 && (j < 0 || k < j) {
-				j = k
-			}
-			if j < 0 {
+		// The next place of each case, each found once: searching both
+		// again from every candidate read the text once per candidate.
+		end := len(s) - n + 1
+		nextLo, nextUp := nextByte(s, 0, end, lo), nextByte(s, 0, end, up)
+		for {
+			i := min(nextLo, nextUp)
+			if i >= end {
 				return false
 			}
-			i += j
 			if strings.EqualFold(s[i:i+n], w) && wholeWord(s, i, i+n) {
 				return true
 			}
+			if nextLo == i {
+				nextLo = nextByte(s, i+1, end, lo)
+			}
+			if nextUp == i {
+				nextUp = nextByte(s, i+1, end, up)
+			}
 		}
-		return false
 	}
 	for i := 0; i+n <= len(s); i++ {
 		if strings.EqualFold(s[i:i+n], w) && wholeWord(s, i, i+n) {
@@ -208,6 +213,17 @@ func containsWordFold(s, w string) bool {
 		}
 	}
 	return false
+}
+
+// nextByte returns the first offset in [from, end) of s holding c, or end.
+func nextByte(s string, from, end int, c byte) int {
+	if from >= end {
+		return end
+	}
+	if j := strings.IndexByte(s[from:end], c); j >= 0 {
+		return from + j
+	}
+	return end
 }
 
 func wholeWord(s string, i, j int) bool {

@@ -216,7 +216,8 @@ func (t *mtext) add(tok mtok) {
 
 // classify fills in what the lexicon says of a token, in place.
 func (t *mtext) classify(tok *mtok) {
-	tok.info = lex.lookup(tok.w)
+	h := fnv32(tok.w)
+	tok.info = lex.lookupHash(tok.w, h)
 	if tok.info != nil {
 		tok.flags = tok.info.flags
 	}
@@ -248,7 +249,11 @@ func (t *mtext) classify(tok *mtok) {
 		tok.stem = stem(tok.w)
 	}
 	tok.content = tok.flags&(fAux|fClauseBreak) == 0 && (len(tok.w) > 1 || tok.w[0] >= '0' && tok.w[0] <= '9')
-	tok.hash = fnv32(tok.stem)
+	if len(tok.stem) == len(tok.w) && tok.stem == tok.w {
+		tok.hash = h // most words have no suffix to cut
+	} else {
+		tok.hash = fnv32(tok.stem)
+	}
 }
 
 func fnv32(s string) uint32 {

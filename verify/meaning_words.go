@@ -145,7 +145,14 @@ func (l *lexicon) lookup(w string) *lexWord {
 	if len(w) > l.maxWord {
 		return nil // longer than any word of the lexicon
 	}
-	h := fnv32(w)
+	return l.lookupHash(w, fnv32(w))
+}
+
+// lookupHash is lookup of a word whose fnv32 is h.
+func (l *lexicon) lookupHash(w string, h uint32) *lexWord {
+	if len(w) > l.maxWord {
+		return nil
+	}
 	t := &l.table
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		e := &t.entries[i]

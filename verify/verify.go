@@ -121,7 +121,7 @@ func wholeNumbers(s string, bs, be int) (int, int) {
 
 func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 	cr := ClaimReport{ClaimID: cl.ClaimID, Reasons: []string{}, MissingFigures: []Figure{}, Evidence: make([]EvidenceReport, len(cl.Evidence)),
-		Checks: []string{}, Entailment: EntailmentNotChecked}
+		Checks: make([]string, 0, maxChecks), Entailment: EntailmentNotChecked}
 	c.spans = nil
 	disposition := Accept
 	good := make([]accepted, 0, 4) // on the stack for the few citations a claim has
@@ -165,7 +165,13 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 	if c.figures[0] = appendFigures(c.figures[0][:0], cl.Text); len(c.figures[0]) > 0 {
 		c.figures[1] = c.figures[1][:0]
 		for _, g := range good {
-			c.figures[1] = appendEvidenceFigures(c.figures[1], g.figures, g.figuresBefore, c.figures[0])
+			if g.figures == cl.Text {
+				// The claim is the span, widened to whole numbers, to the
+				// byte: its figures are the span's, read once.
+				c.figures[1] = appendEvidenceFiguresOf(c.figures[1], c.figures[0], g.figures, g.figuresBefore, c.figures[0])
+			} else {
+				c.figures[1] = appendEvidenceFigures(c.figures[1], g.figures, g.figuresBefore, c.figures[0])
+			}
 		}
 		missing, contradicted = checkFigures(c.figures[0], c.figures[1])
 		if len(missing) > 0 {
@@ -180,7 +186,9 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 			evs = append(evs, g.meaning)
 		}
 		c.meaningEvs = evs
+		c.meaning.claimFigs, c.meaning.claimFigsOf = c.figures[0], cl.Text
 		meaning = c.meaning.check(cl.Text, evs)
+		c.meaning.claimFigs, c.meaning.claimFigsOf = nil, ""
 		cr.Entailment = EntailmentMeaning
 		cr.Findings = meaning.findings
 	}
@@ -230,6 +238,7 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 	if c.pol.meaningChecks() && len(meaning.findings) == 0 {
 		cr.Checks = append(cr.Checks, CheckMeaning)
 	}
+	c.spans = make([]string, 0, len(good))
 	for _, g := range good {
 		c.spans = append(c.spans, g.meaning.context)
 	}
@@ -261,6 +270,10 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 	}
 	return cr, nil
 }
+
+// maxChecks is how many checks a claim or citation can list (resolution,
+// quote, figures, qualifiers, meaning, judge): their slices are made once.
+const maxChecks = 6
 
 // claimChecks appends the citation checks every citation of a claim
 // passed: resolution, then quote when any citation quoted.
@@ -324,7 +337,7 @@ var (
 // evidence checks one citation of claim in the order of docs/contract.md#dispositions and
 // returns its report, the evidence span when accepted, and its disposition.
 func (c *checker) evidence(e *Evidence, claim string) (EvidenceReport, accepted, string, error) {
-	er := EvidenceReport{ChunkID: e.ChunkID, Reasons: []string{}, MissingFigures: []Figure{}, Checks: []string{}}
+	er := EvidenceReport{ChunkID: e.ChunkID, Reasons: []string{}, MissingFigures: []Figure{}, Checks: make([]string, 0, maxChecks)}
 	unresolved := func(reason string) (EvidenceReport, accepted, string, error) {
 		er.Status = EvidenceUnresolved
 		er.Reasons = append(er.Reasons, reason)
@@ -632,9 +645,16 @@ func changedValues(quote, span []Figure) []Figure {
 
 // checkQualifiers compares the policy's qualifiers in claim and evidence.
 func (c *checker) checkQualifiers(claim, evidence string) (missing, unsupported, contradicted []string) {
-	if len(c.pol.compiled) == 0 {
+	if len(c.pol.compiled) == 0 || claim == evidence {
+		// A claim that is its evidence word for word finds each value in
+		// both or in neither: nothing can be missing or differ.
 		return nil, nil, nil
 	}
+	return c.compareQualifiers(claim, evidence)
+}
+
+// compareQualifiers is checkQualifiers' comparison of the two texts.
+func (c *checker) compareQualifiers(claim, evidence string) (missing, unsupported, contradicted []string) {
 	var listed [16]found
 	claimGates, claimListed := c.pol.words.scan(claim, listed[:0])
 	evidenceGates, evidenceListed := c.pol.words.scan(evidence, claimListed[len(claimListed):])

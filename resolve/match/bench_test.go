@@ -115,3 +115,33 @@ func BenchmarkAdversarial(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOccurs compares the sampling scanner (occurs: the first
+// occurrence of a 200-byte quote and whether another follows) with the
+// same answer from strings.Index, by text size: the scanner reads one word
+// in up to 64 bytes but costs a setup that strings.Index does not; occurs
+// uses strings.Index below indexCutover.
+func BenchmarkOccurs(b *testing.B) {
+	for _, size := range []int{500, 1000, 1500, 2000, 3000, 4000, 8000, 64000, 221000} {
+		text := genText(31, size)
+		start := len(text) / 2
+		for start > 0 && text[start-1] != ' ' {
+			start--
+		}
+		quote := text[start : start+200]
+		for _, impl := range []struct {
+			name string
+			f    func(s, q string) (int, bool)
+		}{{"scanner", scanOccurs}, {"strings.Index", indexOccurs}, {"occurs", occurs}} {
+			b.Run(fmt.Sprintf("%d/%s", size, impl.name), func(b *testing.B) {
+				if i, again := impl.f(text, quote); i != start || again {
+					b.Fatalf("%d %v, want %d", i, again, start)
+				}
+				b.SetBytes(int64(len(text)))
+				for b.Loop() {
+					impl.f(text, quote)
+				}
+			})
+		}
+	}
+}

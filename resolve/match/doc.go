@@ -69,7 +69,14 @@
 //   - Cost is bounded. The exact and folded levels are linear in the text
 //     and quote (sampled search that reads one 8-byte word in up to 64
 //     bytes of text, with Knuth–Morris–Pratt taking over on periodic or
-//     near-miss input). The fuzzy level is Myers' bit-parallel algorithm
+//     near-miss input; below 2 KiB of text Locate's exact look asks
+//     strings.Index, which is faster there and whose worst case is then
+//     bounded by the size). The whitespace level folds a text only when it
+//     can hold the quote: in a valid text with no character the level
+//     drops, the quote's words must stand in it in order with white space
+//     between them, which is checked around each occurrence of the longest
+//     word, so a noisy quote costs one folding of a large text, not two.
+//     The fuzzy level is Myers' bit-parallel algorithm
 //     with 64-bit words and multi-word blocks: O(n·⌈m/64⌉) at worst,
 //     usually far less because a lossless filter (exact pieces of the
 //     quote, then the quote's first 64 code points) confines it to the
@@ -80,10 +87,14 @@
 //
 // NewIndex prepares a text once for many searches: the whitespace and
 // normalized folded forms, with their maps, are built on first need (an
-// exact match needs neither) and kept, about 9 bytes per byte of text for
-// each level. An Index is safe for concurrent use; the verifier keeps one per
-// cached chunk and re-anchoring one per document version. Find(text, quote,
-// opts) is NewIndex(text).Find(quote, opts).
+// exact match needs neither) and kept, a little over one byte per byte of
+// text for each level in prose (the map is kept as runs of bytes copied one
+// for one, with an entry only where folding changes the length: a space
+// for a run of white space, a character folded to several bytes). An Index
+// is safe for concurrent use; re-anchoring keeps one per document version.
+// Find(text, quote, opts) is NewIndex(text).Find(quote, opts). Locate,
+// which the verifier calls per cited chunk, folds into buffers pooled from
+// one call to the next.
 //
 // # Caveats
 //

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
@@ -63,35 +64,115 @@ func typographic(r rune) rune {
 // coordinates.
 type folded struct {
 	s string
-	// from[i], to[i]: half-open code-point range of the original text that
-	// produced byte i of s. A collapsed whitespace run, a ligature or a base
-	// letter with its combining marks is one range; characters the level
-	// drops belong to no byte, so a match never starts or ends on them.
-	from, to []int32
+	// Byte i of s was produced by the half-open code-point range
+	// [fromAt(i), toAt(i)) of the original text. A collapsed whitespace
+	// run, a ligature or a base letter with its combining marks is one
+	// range; characters the level drops belong to no byte, so a match
+	// never starts or ends on them. The map is kept as runs of bytes with
+	// one rule each (segs): most of a text is bytes copied one for one,
+	// which need no entry of their own (a from and a to per byte were 8
+	// bytes written per byte folded, most of the cost of folding).
+	segs []fseg
+}
+
+// fseg is a run of folded bytes, from byte at to the next run's: linear
+// (to < 0), byte at+k came from code point from+k alone; else every byte
+// of the run came from [from, to).
+type fseg struct{ at, from, to int32 }
+
+// seg returns the run holding byte i.
+func (f *folded) seg(i int) *fseg {
+	lo, hi := 0, len(f.segs)
+	for lo < hi { // the last run starting at or before i
+		m := int(uint(lo+hi) >> 1)
+		if int(f.segs[m].at) <= i {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return &f.segs[lo-1]
+}
+
+// fromAt and toAt are the code points of the original that produced byte i.
+func (f *folded) fromAt(i int) int32 {
+	g := f.seg(i)
+	if g.to < 0 {
+		return g.from + int32(i) - g.at
+	}
+	return g.from
+}
+
+func (f *folded) toAt(i int) int32 {
+	g := f.seg(i)
+	if g.to < 0 {
+		return g.from + int32(i) - g.at + 1
+	}
+	return g.to
 }
 
 // span returns the original code-point range of the folded bytes [fs, fe).
 func (f *folded) span(fs, fe int) (start, end int) {
-	return int(f.from[fs]), int(f.to[fe-1])
+	return int(f.fromAt(fs)), int(f.toAt(fe - 1))
 }
 
 // whole reports whether the folded bytes [fs, fe) are made of whole source
 // units: a quote "f" may not match half of the ligature "ﬁ". Bytes of one
 // unit share their source start.
 func (f *folded) whole(fs, fe int) bool {
-	return (fs == 0 || f.from[fs-1] != f.from[fs]) && (fe == len(f.from) || f.from[fe] != f.from[fe-1])
+	return (fs == 0 || f.fromAt(fs-1) != f.fromAt(fs)) && (fe == len(f.s) || f.fromAt(fe) != f.fromAt(fe-1))
 }
 
 // lowerByte returns the first folded byte whose source starts at or after
 // code point cp.
 func (f *folded) lowerByte(cp int) int {
-	return sort.Search(len(f.from), func(i int) bool { return int(f.from[i]) >= cp })
+	return sort.Search(len(f.s), func(i int) bool { return int(f.fromAt(i)) >= cp })
 }
 
 // upperByte returns the end of the longest prefix of folded bytes whose
 // sources end at or before code point cp.
 func (f *folded) upperByte(cp int) int {
-	return sort.Search(len(f.to), func(i int) bool { return int(f.to[i]) > cp })
+	return sort.Search(len(f.s), func(i int) bool { return int(f.toAt(i)) > cp })
+}
+
+// linear records that the folded bytes from at on came from code points
+// cp, cp+1, … one each, until the next run.
+func linear(segs []fseg, at int, cp int32) []fseg {
+	if n := len(segs); n > 0 {
+		if g := &segs[n-1]; g.to < 0 && g.from+int32(at)-g.at == cp {
+			return segs // the run goes on
+		}
+	}
+	return append(segs, fseg{at: int32(at), from: cp, to: -1})
+}
+
+// block records that the folded bytes from at on (n of them) came from
+// code points [from, to) together.
+func block(segs []fseg, at, n int, from, to int32) []fseg {
+	if n == 1 && to == from+1 {
+		return linear(segs, at, from)
+	}
+	if k := len(segs); k > 0 {
+		if g := &segs[k-1]; g.to == to && g.from == from {
+			return segs
+		}
+	}
+	return append(segs, fseg{at: int32(at), from: from, to: to})
+}
+
+// widen makes the last folded byte, last, come from code points up to to:
+// a space standing for a whole run of white space.
+func widen(segs []fseg, last int, to int32) []fseg {
+	g := &segs[len(segs)-1]
+	if int(g.at) == last {
+		g.to = to // a linear run of one byte becomes a block
+		return segs
+	}
+	from := g.from
+	if g.to < 0 {
+		from += int32(last) - g.at
+	}
+	return append(segs, fseg{at: int32(last), from: from, to: to})
 }
 
 // folder folds a string for the whitespace level or, with norm set, for the
@@ -100,11 +181,10 @@ type folder struct {
 	norm  bool
 	track bool
 	out   []byte
-	from  []int32
-	to    []int32
-	space bool // the last rune emitted is a (collapsed) space
-	last  rune // the last rune emitted
-	memo  map[rune]string
+	segs  []fseg // the map, when tracked
+	space bool   // the last rune emitted is a (collapsed) space
+	last  rune   // the last rune emitted
+	memo  *foldMemo
 }
 
 // emit appends r, which came from original code points [from, to).
@@ -114,7 +194,7 @@ func (f *folder) emit(r rune, from, to int32) {
 		if f.space {
 			// One space stands for the whole run: widen its source range.
 			if f.track {
-				f.to[len(f.to)-1] = to
+				f.segs = widen(f.segs, len(f.out)-1, to)
 			}
 			return
 		}
@@ -133,10 +213,7 @@ func (f *folder) emit(r rune, from, to int32) {
 		f.out = utf8.AppendRune(f.out, r)
 	}
 	if f.track {
-		for range len(f.out) - n {
-			f.from = append(f.from, from)
-			f.to = append(f.to, to)
-		}
+		f.segs = block(f.segs, n, len(f.out)-n, from, to)
 	}
 }
 
@@ -179,7 +256,7 @@ var asciiClass = func() (t [utf8.RuneSelf]uint8) {
 // syncs them with f only around the rare calls that need f: folding a
 // 200 KB text is a few milliseconds, once per Index.
 func (f *folder) fold(s string) {
-	out, from, to := f.out, f.from, f.to
+	out, segs := f.out, f.segs
 	space, last := f.space, f.last
 	norm, track := f.norm, f.track
 	cp := int32(0)
@@ -188,14 +265,10 @@ func (f *folder) fold(s string) {
 		// single spaces and no hyphen, the bulk of prose.
 		if i+8 <= len(s) {
 			if w, ok := plain8(s, i, norm, space); ok {
-				out = binary.LittleEndian.AppendUint64(out, w)
 				if track {
-					o := len(from)
-					from, to = slices.Grow(from, 8)[:o+8], slices.Grow(to, 8)[:o+8]
-					fr, tr := from[o:o+8:o+8], to[o:o+8:o+8]
-					fr[0], fr[1], fr[2], fr[3], fr[4], fr[5], fr[6], fr[7] = cp, cp+1, cp+2, cp+3, cp+4, cp+5, cp+6, cp+7
-					tr[0], tr[1], tr[2], tr[3], tr[4], tr[5], tr[6], tr[7] = cp+1, cp+2, cp+3, cp+4, cp+5, cp+6, cp+7, cp+8
+					segs = linear(segs, len(out), cp)
 				}
+				out = binary.LittleEndian.AppendUint64(out, w)
 				space = w>>56 == ' '
 				last = rune(w >> 56)
 				i += 8
@@ -214,7 +287,7 @@ func (f *folder) fold(s string) {
 			for j < len(s) && s[j] < utf8.RuneSelf && asciiClass[s[j]] <= asciiUpper {
 				j++
 			}
-			if norm && j < len(s) && s[j] >= utf8.RuneSelf {
+			if norm && j < len(s) && mayCombine(s[j]) {
 				j-- // the last letter may take a combining mark
 			}
 			if n := j - i; n > 0 {
@@ -224,13 +297,7 @@ func (f *folder) fold(s string) {
 					out[o+k] = lower[c&0x7f]
 				}
 				if track {
-					o := len(from)
-					from, to = slices.Grow(from, n)[:o+n], slices.Grow(to, n)[:o+n]
-					fr, tr := from[o:o+n], to[o:o+n]
-					for k := range fr {
-						fr[k] = cp + int32(k)
-						tr[k] = cp + int32(k) + 1
-					}
+					segs = linear(segs, o, cp)
 				}
 				cp += int32(n)
 				space = false
@@ -243,13 +310,13 @@ func (f *folder) fold(s string) {
 		// At the normalized level an ASCII letter followed by a combining
 		// mark must go through NFKC with it, hence the look at the next
 		// byte.
-		if c < utf8.RuneSelf && (!norm || i+1 == len(s) || s[i+1] < utf8.RuneSelf) {
+		if c < utf8.RuneSelf && (!norm || i+1 == len(s) || !mayCombine(s[i+1])) {
 			switch asciiClass[c] {
 			case asciiSpace:
 				if space {
 					// One space stands for the whole run: widen its source.
 					if track {
-						to[len(to)-1] = cp + 1
+						segs = widen(segs, len(out)-1, cp+1)
 					}
 					i++
 					cp++
@@ -269,18 +336,17 @@ func (f *folder) fold(s string) {
 					}
 				}
 			}
-			out = append(out, c)
 			if track {
-				from = append(from, cp)
-				to = append(to, cp+1)
+				segs = linear(segs, len(out), cp)
 			}
+			out = append(out, c)
 			space = c == ' '
 			last = rune(c)
 			i++
 			cp++
 			continue
 		}
-		f.out, f.from, f.to, f.space, f.last = out, from, to, space, last
+		f.out, f.segs, f.space, f.last = out, segs, space, last
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case !norm || (r == utf8.RuneError && size == 1):
@@ -309,10 +375,20 @@ func (f *folder) fold(s string) {
 			i += len(seg)
 			cp += n
 		}
-		out, from, to, space, last = f.out, f.from, f.to, f.space, f.last
+		out, segs, space, last = f.out, f.segs, f.space, f.last
 	}
-	f.out, f.from, f.to, f.space, f.last = out, from, to, space, last
+	f.out, f.segs, f.space, f.last = out, segs, space, last
 }
+
+// mayCombine reports whether the character that starts with byte b may
+// join the one before it in a normalization segment: one at U+0300 or
+// above (a combining mark, or one that composes with what precedes). The
+// characters below (ASCII, and U+0080 to U+02FF, lead bytes up to 0xCB)
+// are starters that compose with nothing before them, and so is a byte
+// that starts no valid character (0x80 to 0xC1): an ASCII letter before
+// any of them folds alone (FuzzFoldMaps checks the result against the
+// folding that sent every ASCII byte before a non-ASCII one through NFKC).
+func mayCombine(b byte) bool { return b >= 0xCC }
 
 // SWAR constants: a byte value repeated in every byte of a word.
 const (
@@ -415,8 +491,9 @@ func (f *folder) foldSegment(seg string, size int) string {
 		return foldSlow(seg)
 	}
 	r, _ := utf8.DecodeRuneInString(seg)
-	if v, ok := f.memo[r]; ok {
-		return v
+	slot := uint32(r) % memoSlots
+	if f.memo != nil && f.memo.r[slot] == r+1 {
+		return f.memo.v[slot]
 	}
 	var v string
 	if c, ok := runeFolds.Load(r); ok {
@@ -427,12 +504,22 @@ func (f *folder) foldSegment(seg string, size int) string {
 	}
 	if f.track {
 		if f.memo == nil {
-			f.memo = make(map[rune]string)
+			f.memo = new(foldMemo)
 		}
-		f.memo[r] = v
+		f.memo.r[slot], f.memo.v[slot] = r+1, v
 	}
 	return v
 }
+
+// foldMemo is a folder's cache of single-rune foldings, direct-mapped by
+// code point: a text repeats its few non-ASCII letters, and a map lookup
+// per letter was a tenth of folding one.
+type foldMemo struct {
+	r [memoSlots]rune // the code point + 1 in each slot, 0 for none
+	v [memoSlots]string
+}
+
+const memoSlots = 256
 
 // runeFolds caches foldSlow of single code points. It holds at most one
 // entry per code point ever folded, a bounded set.
@@ -455,15 +542,65 @@ func foldSlow(seg string) string {
 
 // foldText folds a whole text for a level, with its map.
 func foldText(s string, normalized bool) *folded {
-	f := folder{
-		norm:  normalized,
-		track: true,
-		out:   make([]byte, 0, len(s)+len(s)/32+8),
-		from:  make([]int32, 0, len(s)+len(s)/32+8),
-		to:    make([]int32, 0, len(s)+len(s)/32+8),
-	}
+	f := folder{norm: normalized, track: true, out: make([]byte, 0, len(s)+len(s)/32+8), segs: make([]fseg, 0, 16)}
 	f.fold(s)
-	return &folded{s: string(f.out), from: f.from, to: f.to}
+	return &folded{s: string(f.out), segs: slices.Clip(f.segs)}
+}
+
+// foldBuf is a folded text built in buffers that the next fold reuses.
+type foldBuf struct {
+	f    folded
+	out  []byte
+	segs []fseg
+}
+
+// fold folds s for a level into the buffers, as foldText does; the result
+// is valid until the next fold.
+func (b *foldBuf) fold(s string, normalized bool) *folded {
+	f := folder{norm: normalized, track: true, out: slices.Grow(b.out[:0], len(s)+len(s)/32+8), segs: b.segs[:0]}
+	f.fold(s)
+	b.out, b.segs = f.out, f.segs
+	b.f = folded{s: unsafe.String(unsafe.SliceData(f.out), len(f.out)), segs: f.segs}
+	return &b.f
+}
+
+// scratch is the buffers of a short-lived Index: Locate folds each chunk
+// it cannot place exactly into the same few arrays instead of new ones
+// (issue 14: the folded levels were 77% of a verification's bytes).
+type scratch struct {
+	ix       Index
+	ws, norm foldBuf
+	ck       []int
+}
+
+// maxScratch is the largest text whose folded buffers go back to the
+// pool: a rare huge chunk must not pin its buffers.
+const maxScratch = 1 << 20
+
+var scratches = sync.Pool{New: func() any { return new(scratch) }}
+
+// scratchIndex returns an Index of text whose folded forms live in pooled
+// buffers; release it once no Match or folded text of it is in use.
+func scratchIndex(text string) *scratch {
+	sc := scratches.Get().(*scratch)
+	sc.reset(text)
+	return sc
+}
+
+// reset makes the scratch's Index one of text, with nothing folded yet.
+func (sc *scratch) reset(text string) {
+	n := utf8.RuneCountInString(text)
+	valid := utf8.ValidString(text)
+	sc.ix = Index{text: text, n: n, valid: valid, ascii: valid && n == len(text), scratch: sc}
+}
+
+func (sc *scratch) release() {
+	sc.ix = Index{}
+	if cap(sc.ws.out) > maxScratch || cap(sc.norm.out) > maxScratch {
+		return
+	}
+	sc.ws.f, sc.norm.f = folded{}, folded{}
+	scratches.Put(sc)
 }
 
 // foldQuote folds a quote for a level into buf and trims the spaces at its

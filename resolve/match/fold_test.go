@@ -66,16 +66,16 @@ func TestFoldReference(t *testing.T) {
 			}
 			f := foldText(s, norm)
 			for j := range len(f.s) {
-				if f.from[j] >= f.to[j] || (j > 0 && (f.from[j] <= f.from[j-1] || f.to[j] < f.to[j-1])) {
-					t.Fatalf("%q (%s): byte %d maps to [%d, %d) after [%d, %d)", s, level, j, f.from[j], f.to[j], f.from[max(j-1, 0)], f.to[max(j-1, 0)])
+				if f.fromAt(j) >= f.toAt(j) || (j > 0 && (f.fromAt(j) <= f.fromAt(j-1) || f.toAt(j) < f.toAt(j-1))) {
+					t.Fatalf("%q (%s): byte %d maps to [%d, %d) after [%d, %d)", s, level, j, f.fromAt(j), f.toAt(j), f.fromAt(max(j-1, 0)), f.toAt(max(j-1, 0)))
 				}
 				if c := f.s[j]; c != ' ' {
-					src := s[f.from[j]]
+					src := s[f.fromAt(j)]
 					if norm {
 						src = byte(unicode.ToLower(rune(src)))
 					}
-					if src != c || f.to[j] != f.from[j]+1 {
-						t.Fatalf("%q (%s): byte %d %q maps to [%d, %d)", s, level, j, c, f.from[j], f.to[j])
+					if src != c || f.toAt(j) != f.fromAt(j)+1 {
+						t.Fatalf("%q (%s): byte %d %q maps to [%d, %d)", s, level, j, c, f.fromAt(j), f.toAt(j))
 					}
 				}
 			}

@@ -1,6 +1,7 @@
 package match
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -21,6 +22,8 @@ func FuzzFind(f *testing.F) {
 		{"Il dit “Borrower’s” ici", `il dit "borrower's" ici`, 0, 0, ""},
 		{"Expense reports must be submitted within 14 calendar days.", "Expense rep0rts must be submited within 14 ca1endar days", -1, 0, ""},
 		{"aaaa", "aa", -1, 0, ""},
+		{"the  Net\n\tLeverage\u00a0Ratio shall", "Net Leverage Ratio", -1, 0, ""},
+		{"a b a  b\r\nc", "a b c", -1, 0, ""},
 		{"ab\xffcd\xfeé", "\xffcd", -1, 0, ""},
 		{"é", "\xa9", -1, 0, ""},
 		{"İstanbul ǅemal ß", "istanbul", -1, 3, ""},
@@ -39,6 +42,19 @@ func FuzzFind(f *testing.F) {
 		got := ix.Find(quote, opts)
 		if again := Find(text, quote, opts); again != got {
 			t.Fatalf("Index.Find %+v, Find %+v", got, again)
+		}
+		// The whitespace level is skipped only where it cannot match.
+		if wq := Fold(quote, LevelWhitespace); wq != "" && strings.Contains(ix.wsLevel().s, wq) && !ix.wsMayMatch(wq) {
+			t.Fatalf("wsMayMatch(%q) false, but the folded text holds it", wq)
+		}
+		// Folded into reused buffers (Locate's), after they held another
+		// text, the answer is the same.
+		var sc scratch
+		sc.reset(prefix + quote)
+		sc.ix.Find(quote, opts)
+		sc.reset(text)
+		if pooled := sc.ix.Find(quote, opts); pooled != got {
+			t.Fatalf("Index.Find %+v, in reused buffers %+v", got, pooled)
 		}
 		n := utf8.RuneCountInString(text)
 		if got.Start < 0 || got.Start > got.End || got.End > n {
@@ -87,4 +103,41 @@ func ascii(s string) bool {
 		}
 	}
 	return true
+}
+
+// FuzzOccurs: the sampling scanner and strings.Index give occurs the same
+// answer, on either side of the size cut-over.
+func FuzzOccurs(f *testing.F) {
+	f.Add(genText(3, 3000), 1200, 200, 0)
+	f.Add("abababababab", 2, 4, 1)
+	f.Add(strings.Repeat("a", 5000), 10, 40, 7)
+	f.Fuzz(func(t *testing.T, text string, at, n, rep int) {
+		if len(text) > 1<<16 {
+			return
+		}
+		// Text of either size class: the input, or repeated past the cut-over.
+		if rep%2 == 1 && len(text) > 0 {
+			text = strings.Repeat(text, indexCutover/len(text)+1)
+		}
+		at, n = clampInt(at, len(text)), clampInt(n, 300)
+		q := text[at:min(len(text), at+n)]
+		if q == "" {
+			q = "x"
+		}
+		i1, a1 := scanOccurs(text, q)
+		i2, a2 := indexOccurs(text, q)
+		if i1 != i2 || a1 != a2 {
+			t.Fatalf("scanner %d %v, strings.Index %d %v (text %d bytes, quote %q)", i1, a1, i2, a2, len(text), q)
+		}
+	})
+}
+
+func clampInt(i, n int) int {
+	if i < 0 {
+		i = -i
+	}
+	if i < 0 || n <= 0 {
+		return 0
+	}
+	return i % (n + 1)
 }

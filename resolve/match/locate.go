@@ -15,7 +15,9 @@ func Locate(text, quote string, opts Options) (m Match, bs, be int) {
 		start := CodePoints(text[:i])
 		return Match{Level: LevelExact, Start: start, End: start + CodePoints(quote), Count: 1}, i, i + len(quote)
 	}
-	m = NewIndex(text).Find(quote, opts)
+	sc := scratchIndex(text)
+	m = sc.ix.Find(quote, opts)
+	sc.release()
 	if m.Found() {
 		bs, be = ByteRange(text, m.Start, m.End)
 		return m, bs, be

@@ -2,8 +2,11 @@ package match
 
 import (
 	"math"
+	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Level says how a quote matched, strongest first.
@@ -98,8 +101,16 @@ type Index struct {
 	ws, norm                 *folded
 	cpOf                     []int32 // invalid UTF-8 only: code point at each byte, -1 inside a rune
 
+	plainOnce sync.Once
+	plain     bool // valid UTF-8 without a character the folded levels drop
+
 	ckOnce sync.Once
 	ck     []int // valid non-ASCII text: byte offset of every ckStride-th code point
+
+	// scratch, when set, holds buffers the folded forms are built in,
+	// reused from one short-lived Index to the next (Locate's); nil for an
+	// Index that keeps its forms.
+	scratch *scratch
 }
 
 // ckStride is the spacing of the code-point checkpoints that turn a window
@@ -119,7 +130,12 @@ func (ix *Index) byteOffset(cp int) int {
 		return cp
 	}
 	ix.ckOnce.Do(func() {
-		ix.ck = make([]int, 0, ix.n/ckStride+1)
+		if ix.scratch != nil {
+			ix.ck = ix.scratch.ck[:0]
+			defer func() { ix.scratch.ck = ix.ck }()
+		} else {
+			ix.ck = make([]int, 0, ix.n/ckStride+1)
+		}
 		k := 0
 		for i := range ix.text {
 			if k%ckStride == 0 {
@@ -159,12 +175,24 @@ func Find(text, quote string, opts Options) Match {
 func (ix *Index) foldable() bool { return len(ix.text) <= math.MaxInt32 }
 
 func (ix *Index) wsLevel() *folded {
-	ix.wsOnce.Do(func() { ix.ws = foldText(ix.text, false) })
+	ix.wsOnce.Do(func() {
+		if ix.scratch != nil {
+			ix.ws = ix.scratch.ws.fold(ix.text, false)
+		} else {
+			ix.ws = foldText(ix.text, false)
+		}
+	})
 	return ix.ws
 }
 
 func (ix *Index) normLevel() *folded {
-	ix.normOnce.Do(func() { ix.norm = foldText(ix.text, true) })
+	ix.normOnce.Do(func() {
+		if ix.scratch != nil {
+			ix.norm = ix.scratch.norm.fold(ix.text, true)
+		} else {
+			ix.norm = foldText(ix.text, true)
+		}
+	})
 	return ix.norm
 }
 
@@ -220,7 +248,7 @@ func (ix *Index) Find(quote string, opts Options) Match {
 	if !ix.foldable() {
 		return Match{Level: LevelNone}
 	}
-	if wq := sr.fold(quote, false); wq != "" {
+	if wq := sr.fold(quote, false); wq != "" && ix.wsMayMatch(wq) {
 		if m, ok := q.level(LevelWhitespace, ix.wsLevel(), wq); ok {
 			return m
 		}
@@ -238,6 +266,108 @@ func (ix *Index) Find(quote string, opts Options) Match {
 	return Match{Level: LevelNone}
 }
 
+// wsMayMatch reports whether the quote folded at the whitespace level, wq,
+// can occur in the text's whitespace folding, without folding the text:
+// in a valid text with nothing to drop, the folding copies every other
+// character and makes each run of white space one space, so wq occurs only
+// where the text holds its words in order, each run of white space between
+// them. The check looks for that around each occurrence of the longest
+// word; true sends the quote to the level, which decides. A quote with
+// OCR noise thus skips folding a large text twice.
+func (ix *Index) wsMayMatch(wq string) bool {
+	ix.plainOnce.Do(func() { ix.plain = ix.ascii || ix.valid && !hasDropped(ix.text) })
+	if !ix.plain {
+		return true
+	}
+	// The longest word, [ks, ke) in wq, is the rarest to look for.
+	ks, ke := 0, 0
+	for i := 0; i < len(wq); {
+		j := strings.IndexByte(wq[i:], ' ')
+		if j < 0 {
+			j = len(wq) - i
+		}
+		if j > ke-ks {
+			ks, ke = i, i+j
+		}
+		i += j + 1
+	}
+	s, w := ix.text, wq[ks:ke]
+	for from := 0; ; {
+		i := strings.Index(s[from:], w)
+		if i < 0 {
+			return false
+		}
+		p := from + i
+		if wordsAfter(s, p+len(w), wq[ke:]) && wordsBefore(s, p, wq[:ks]) {
+			return true
+		}
+		from = p + 1
+	}
+}
+
+// wordsAfter reports whether s from byte i holds the words of rest (" w1
+// w2 …", single spaces), each after a run of white space.
+func wordsAfter(s string, i int, rest string) bool {
+	for rest != "" {
+		rest = rest[1:] // the space
+		w := rest
+		if k := strings.IndexByte(rest, ' '); k >= 0 {
+			w = rest[:k]
+		}
+		rest = rest[len(w):]
+		j := i
+		for j < len(s) {
+			r, size := utf8.DecodeRuneInString(s[j:])
+			if !unicode.IsSpace(r) {
+				break
+			}
+			j += size
+		}
+		if j == i || !strings.HasPrefix(s[j:], w) {
+			return false
+		}
+		i = j + len(w)
+	}
+	return true
+}
+
+// wordsBefore is wordsAfter backwards: s up to byte i ends with the words
+// of head ("… w1 w2 "), each before a run of white space.
+func wordsBefore(s string, i int, head string) bool {
+	for head != "" {
+		head = head[:len(head)-1] // the space
+		w := head
+		if k := strings.LastIndexByte(head, ' '); k >= 0 {
+			w = head[k+1:]
+		}
+		head = head[:len(head)-len(w)]
+		j := i
+		for j > 0 {
+			r, size := utf8.DecodeLastRuneInString(s[:j])
+			if !unicode.IsSpace(r) {
+				break
+			}
+			j -= size
+		}
+		if j == i || !strings.HasSuffix(s[:j], w) {
+			return false
+		}
+		i = j - len(w)
+	}
+	return true
+}
+
+// hasDropped reports whether s holds a character the folded levels drop
+// (soft hyphen, zero-width characters: dropped).
+func hasDropped(s string) bool {
+	for _, d := range [...]string{"\u00ad", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"} {
+		if strings.Contains(s, d) {
+			return true
+		}
+	}
+	return false
+}
+
 // satAdd adds non-negative ints without overflowing.
 func satAdd(a, b int) int {
 	if a > math.MaxInt-b {
@@ -248,10 +378,18 @@ func satAdd(a, b int) int {
 
 // fold folds a quote for the whitespace or normalized level, in the
 // searcher's buffer.
+//
+// The result lives in the searcher's buffer for its level: it is valid
+// until the searcher goes back to its pool, at the end of Find, and
+// nothing keeps it beyond.
 func (sr *searcher) fold(q string, normalized bool) string {
-	f := folder{norm: normalized, out: sr.buf[:0]}
+	buf := &sr.wsBuf
+	if normalized {
+		buf = &sr.buf
+	}
+	f := folder{norm: normalized, out: (*buf)[:0]}
 	f.fold(q)
-	sr.buf = f.out[:0]
+	*buf = f.out[:0]
 	b := f.out
 	for len(b) > 0 && b[len(b)-1] == ' ' {
 		b = b[:len(b)-1]
@@ -262,7 +400,7 @@ func (sr *searcher) fold(q string, normalized bool) string {
 	if string(b) == q {
 		return q
 	}
-	return string(b)
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // query is the state of one Find call.

@@ -131,7 +131,8 @@ type searcher struct {
 	fwd, rev pattern
 	pv, mv   []uint64
 	score    []int
-	buf      []byte
+	buf      []byte // the quote folded at the normalized level
+	wsBuf    []byte // and at the whitespace level
 	ctxRunes []rune
 	pre, suf pattern
 

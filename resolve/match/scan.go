@@ -222,7 +222,35 @@ func kmpTable(q string) []int32 {
 // and whether q occurs again after it. For a quote of 16 bytes or more it
 // reads one word in up to 64 bytes of s, where strings.Index reads them
 // all; time stays linear in len(s) + len(q) whatever the input.
+//
+// Below indexCutover bytes of s it asks strings.Index instead: on a chunk
+// the scanner's setup costs more than reading every byte (BenchmarkOccurs).
 func occurs(s, q string) (first int, again bool) {
+	if len(s) < indexCutover {
+		return indexOccurs(s, q)
+	}
+	return scanOccurs(s, q)
+}
+
+// indexCutover is the text size in bytes from which the sampling scanner
+// beats strings.Index for a quote of a sentence or two (BenchmarkOccurs).
+// Below it strings.Index's worst case, which is not linear, is bounded by
+// the size.
+const indexCutover = 2 << 10
+
+// indexOccurs is occurs by strings.Index.
+func indexOccurs(s, q string) (first int, again bool) {
+	if q == "" {
+		return 0, len(s) > 0
+	}
+	if first = strings.Index(s, q); first < 0 {
+		return -1, false
+	}
+	return first, strings.Contains(s[first+1:], q)
+}
+
+// scanOccurs is occurs by the sampling scanner.
+func scanOccurs(s, q string) (first int, again bool) {
 	if q == "" {
 		return 0, len(s) > 0
 	}
