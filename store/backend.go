@@ -12,14 +12,15 @@ package store
 // store in memory. Both pass storetest.Conformance, which every backend
 // must.
 type Backend interface {
-	// View runs fn in a read transaction; the slices it reads are valid
-	// until fn returns.
-	View(fn func(BackendTx) error) error
-	// Update runs fn in a write transaction, committed when fn returns
-	// nil and rolled back when it returns an error.
-	Update(fn func(BackendTx) error) error
-	// Batch is Update for many small concurrent writes, which it may
-	// commit together; fn may run more than once and must be idempotent.
+	// Begin starts a transaction: a read transaction, whose slices are
+	// valid until it ends, or the one write transaction, which the others
+	// wait for. Every transaction ends with Rollback, a write transaction
+	// that is to stay with Commit first. Transactions, not functions, so
+	// that a read allocates nothing to call it.
+	Begin(writable bool) (BackendTx, error)
+	// Batch runs fn in a write transaction that it may share with other
+	// concurrent calls, for many small writes; fn may run more than once
+	// and must be idempotent.
 	Batch(fn func(BackendTx) error) error
 	Close() error
 }
@@ -37,6 +38,11 @@ type BackendTx interface {
 	// ID identifies the committed state the transaction reads (bbolt's
 	// transaction id): equal ids, equal contents.
 	ID() uint64
+	// Commit makes a write transaction's changes the committed state.
+	Commit() error
+	// Rollback ends the transaction, dropping what a write transaction
+	// changed and did not commit; after Commit it does nothing.
+	Rollback() error
 }
 
 // Bucket is an ordered map of byte keys to byte values. Writes fail in a

@@ -11,12 +11,12 @@ import (
 // page preflight — reads the file or the *bolt.DB directly (db.bolt).
 type boltBackend struct{ db *bolt.DB }
 
-func (b boltBackend) View(fn func(BackendTx) error) error {
-	return b.db.View(func(tx *bolt.Tx) error { return fn(boltTx{tx}) })
-}
-
-func (b boltBackend) Update(fn func(BackendTx) error) error {
-	return b.db.Update(func(tx *bolt.Tx) error { return fn(boltTx{tx}) })
+func (b boltBackend) Begin(writable bool) (BackendTx, error) {
+	tx, err := b.db.Begin(writable)
+	if err != nil {
+		return nil, err
+	}
+	return boltTx{tx}, nil
 }
 
 func (b boltBackend) Batch(fn func(BackendTx) error) error {
@@ -58,6 +58,15 @@ func (t boltTx) ForEachBucket(fn func(name []byte) error) error {
 }
 
 func (t boltTx) ID() uint64 { return uint64(t.tx.ID()) }
+
+func (t boltTx) Commit() error { return t.tx.Commit() }
+
+func (t boltTx) Rollback() error {
+	if t.tx.DB() == nil {
+		return nil // committed or rolled back already
+	}
+	return t.tx.Rollback()
+}
 
 // boltBucket is one pointer, so that it goes into an interface without an
 // allocation.

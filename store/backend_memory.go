@@ -37,33 +37,35 @@ type memBucket struct {
 
 var errMemoryClosed = errors.New("store: the memory store is closed")
 
-func (m *memoryBackend) View(fn func(BackendTx) error) error {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if m.closed {
-		return errMemoryClosed
+func (m *memoryBackend) Begin(writable bool) (BackendTx, error) {
+	if writable {
+		m.mu.Lock()
+	} else {
+		m.mu.RLock()
 	}
-	return fn(&memTx{m: m})
+	tx := &memTx{m: m, writable: writable}
+	if m.closed {
+		tx.end()
+		return nil, errMemoryClosed
+	}
+	if writable {
+		tx.written = map[string]*memBucket{}
+	}
+	return tx, nil
 }
 
-func (m *memoryBackend) Update(fn func(BackendTx) error) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed {
-		return errMemoryClosed
+// Batch runs fn in a transaction of its own.
+func (m *memoryBackend) Batch(fn func(BackendTx) error) error {
+	tx, err := m.Begin(true)
+	if err != nil {
+		return err
 	}
-	tx := &memTx{m: m, writable: true, written: map[string]*memBucket{}}
+	defer tx.Rollback()
 	if err := fn(tx); err != nil {
 		return err
 	}
-	for name, b := range tx.written {
-		m.buckets[name] = b
-	}
-	m.txid++
-	return nil
+	return tx.Commit()
 }
-
-func (m *memoryBackend) Batch(fn func(BackendTx) error) error { return m.Update(fn) }
 
 func (m *memoryBackend) Close() error {
 	m.mu.Lock()
@@ -76,6 +78,37 @@ type memTx struct {
 	m        *memoryBackend
 	writable bool
 	written  map[string]*memBucket // copies of the buckets this transaction changed
+	done     bool
+}
+
+// end releases the transaction's lock, once.
+func (t *memTx) end() {
+	if t.done {
+		return
+	}
+	t.done = true
+	if t.writable {
+		t.m.mu.Unlock()
+	} else {
+		t.m.mu.RUnlock()
+	}
+}
+
+func (t *memTx) Commit() error {
+	if t.done || !t.writable {
+		return errMemoryReadOnly
+	}
+	for name, b := range t.written {
+		t.m.buckets[name] = b
+	}
+	t.m.txid++
+	t.end()
+	return nil
+}
+
+func (t *memTx) Rollback() error {
+	t.end()
+	return nil
 }
 
 var errMemoryReadOnly = errors.New("store: write in a read transaction")

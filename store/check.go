@@ -99,7 +99,7 @@ func (db *DB) CheckWith(opts CheckOptions) (*CheckReport, error) {
 			rep.Findings = fs
 			return nil
 		}
-		c := &checker{t: &Tx{tx: tx, db: db}, rep: rep}
+		c := &checker{t: newTx(tx, db), rep: rep}
 		c.run(opts.Subset)
 		return nil
 	})

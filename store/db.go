@@ -243,18 +243,35 @@ func (db *DB) Close() error {
 
 // View runs fn in a read-only transaction.
 func (db *DB) View(fn func(*Tx) error) error {
-	return db.view(func(tx BackendTx) error { return fn(&Tx{tx: tx, db: db}) })
+	return db.view(func(tx BackendTx) error { return fn(newTx(tx, db)) })
 }
 
 func (db *DB) view(fn func(BackendTx) error) error {
-	return db.guard(func() error { return db.kv.View(fn) })
+	return db.guard(func() error {
+		tx, err := db.kv.Begin(false)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		return fn(tx)
+	})
 }
 
 func (db *DB) update(fn func(BackendTx) error) error {
 	if db.readOnly {
 		return fmt.Errorf("%w: %s", ErrReadOnly, db.path)
 	}
-	return db.guard(func() error { return db.kv.Update(fn) })
+	return db.guard(func() error {
+		tx, err := db.kv.Begin(true)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback() // after a failure, or a panic the guard turns into one
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return tx.Commit()
+	})
 }
 
 // guard turns what a damaged file does into ErrCorrupt: a panic raised in

@@ -58,7 +58,7 @@ func Unsealed(db *DB) (out []string) {
 				return nil
 			})
 		}
-		t := &Tx{tx: boltTx{tx}, db: db}
+		t := newTx(boltTx{tx}, db)
 		return t.ForEachVersion(func(v *Version) error {
 			if v.Status == StatusDeleted {
 				return nil

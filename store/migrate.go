@@ -79,7 +79,7 @@ func Migrate(path string, opts *Options) (*MigrateReport, error) {
 			}
 			rep.Sealed[string(r.bucket)] = n
 		}
-		n, err := sealTexts(&Tx{tx: tx, db: db})
+		n, err := sealTexts(newTx(tx, db))
 		if err != nil {
 			return err
 		}
