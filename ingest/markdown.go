@@ -58,8 +58,11 @@ func mdBlockParsers() []util.PrioritizedValue {
 //
 // A source nested deeper than MaxMarkdownNesting block quotes and list
 // items fails with ErrTooComplex (reason too_complex) before it is parsed.
-func ExtractMarkdown(src []byte) (*Extracted, error) {
-	s, err := Normalize(src)
+func ExtractMarkdown(src []byte) (*Extracted, error) { return extractMarkdown(src, false) }
+
+// extractMarkdown is ExtractMarkdown; own says the text may share src (normalize).
+func extractMarkdown(src []byte, own bool) (*Extracted, error) {
+	s, err := normalize(src, own)
 	if err != nil {
 		return nil, err
 	}
@@ -81,9 +84,21 @@ type heading struct {
 	title string
 }
 
-// markdownSections returns the sections of the canonical text s.
+// markdownSections returns the sections of the canonical text s. The line
+// scanner finds the headings of most sources (mdscan.go); goldmark's block
+// parse those it does not model.
 func markdownSections(s string) []store.Section {
 	fm := frontMatterEnd(s)
+	hs, ok := scanHeadings(s[fm:], fm, nil)
+	if !ok {
+		hs = goldmarkHeadings(s, fm)
+	}
+	return buildSections(s, hs)
+}
+
+// goldmarkHeadings returns the headings of s after the front matter that
+// ends at byte fm, as goldmark's block parse finds them.
+func goldmarkHeadings(s string, fm int) []heading {
 	source := []byte(s[fm:])
 	doc := mdParser.Parse(text.NewReader(source))
 	var hs []heading
@@ -104,7 +119,7 @@ func markdownSections(s string) []store.Section {
 		}
 		return ast.WalkSkipChildren, nil
 	})
-	return buildSections(s, hs)
+	return hs
 }
 
 // frontMatterEnd returns the byte offset just past the YAML ("---") or

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/evidence-rag/evidence/resolve"
 	"github.com/evidence-rag/evidence/store"
@@ -225,7 +226,7 @@ func (rc recipe) fingerprint() string {
 // the version to write; the caller sets the source fields. For an import
 // it also returns the convention the manifest was read under.
 func (rc recipe) newVersion(documentID, versionID string, ex *Extracted, acl []string) (*store.NewVersion, *Convention) {
-	txt := store.NewText([]byte(ex.Text))
+	txt := store.NewText(stringBytes(ex.Text)) // read only: the store never writes into a Text
 	var chunks []store.Chunk
 	var conv *Convention
 	if rc.imp != nil {
@@ -534,7 +535,7 @@ func prepare(db Store, s source, opts Options) *prepared {
 	var ex *Extracted
 	if rc.imp != nil && rc.imp.text != nil {
 		ex = rc.imp.text
-	} else if ex, err = ExtractWith(s.path, src, opts.PDF); err != nil {
+	} else if ex, err = extractWith(s.path, src, opts.PDF, true); err != nil { // src is read once and never written
 		return fail(err)
 	}
 	nv, conv := rc.newVersion(s.id, versionID, ex, opts.ACL)
@@ -592,7 +593,7 @@ func OwnClaims(txt store.Text, layout *store.Layout, spans []Span) []resolve.Cla
 	claims := make([]resolve.Claim, len(spans))
 	for i, s := range spans {
 		b, _ := txt.Slice(s.Start, s.End)
-		claims[i] = resolve.Claim{Start: s.Start, End: s.End, Text: string(b), HasText: true,
+		claims[i] = resolve.Claim{Start: s.Start, End: s.End, Text: bytesString(b, true), HasText: true, // txt is never written
 			Page: layout.PageAt(s.Start), HasPage: true, Section: layout.SectionAt(s.Start), HasSection: true}
 	}
 	return claims
@@ -613,6 +614,11 @@ func BuildChunks(version string, txt store.Text, layout *store.Layout, claims []
 		chunks[i] = rec
 	}
 	return chunks
+}
+
+// stringBytes returns the bytes of s without a copy; they must never be written.
+func stringBytes(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
 // maxClaimedText bounds the claimed text kept in a quarantine record: a

@@ -11,8 +11,11 @@ import (
 // Normalize(src). A form feed \f is a page break: a page starts right after
 // each \f, empty pages are kept, so "a\f\fb" has three pages starting at
 // code points 0, 2 and 3. Plain text has no sections.
-func ExtractText(src []byte) (*Extracted, error) {
-	text, err := Normalize(src)
+func ExtractText(src []byte) (*Extracted, error) { return extractText(src, false) }
+
+// extractText is ExtractText; own says the text may share src (normalize).
+func extractText(src []byte, own bool) (*Extracted, error) {
+	text, err := normalize(src, own)
 	if err != nil {
 		return nil, err
 	}
