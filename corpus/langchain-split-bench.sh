@@ -32,18 +32,19 @@ bytes=$(cat "${files[@]}" | wc -c)
 echo "corpus: ${#files[@]} files, $bytes bytes in $src; $runs runs" >&2
 
 now() { date +%s.%N; }
-# ingest NAME BINARY WORKERS: one fresh-store ingest; prints "seconds fsyncs commits".
+# ingest NAME BINARY WORKERS: one fresh-store ingest; prints "seconds fsyncs cpu-seconds".
 ingest() {
   rm -f "$work/e.db"
   local t0 t1
   t0=$(now)
-  "$2" --db "$work/e.db" --json ingest --base "$src" --chunk-size 1000 --overlap 150 --workers "$3" \
-    --progress-interval 0 "$src" >"$work/$1.json"
+  /usr/bin/time -f '%U %S' -o "$work/cpu" "$2" --db "$work/e.db" --json ingest --base "$src" \
+    --chunk-size 1000 --overlap 150 --workers "$3" --progress-interval 0 "$src" >"$work/$1.json"
   t1=$(now)
   node -e 'const s=JSON.parse(require("fs").readFileSync(process.argv[1]));
     if (s.ingested !== Number(process.argv[2])) { console.error("ingested", s.ingested); process.exit(1); }
-    console.log(process.argv[3], s.fsyncs ?? "?", s.commits ?? "?")' \
-    "$work/$1.json" "${#files[@]}" "$(echo "$t1 - $t0" | bc -l)"
+    const [u, sys] = require("fs").readFileSync(process.argv[4], "utf8").trim().split(" ").map(Number);
+    console.log(process.argv[3], s.fsyncs ?? "?", (u + sys).toFixed(2))' \
+    "$work/$1.json" "${#files[@]}" "$(echo "$t1 - $t0" | bc -l)" "$work/cpu"
 }
 peer() {
   local t0 t1
@@ -55,7 +56,7 @@ peer() {
 
 kinds=(new2 new1)
 [ -n "${OLD:-}" ] && kinds+=(old2 old1)
-declare -A times fsyncs ratios
+declare -A times fsyncs ratios cpus
 for i in $(seq "$runs"); do
   p=$(peer)
   times[peer]+="$p "
@@ -65,9 +66,10 @@ for i in $(seq "$runs"); do
     [ "${k:0:3}" = old ] && bin=$OLD
     read -r s f c < <(ingest "$k" "$bin" "${k:3}")
     times[$k]+="$s "
+    cpus[$k]+="$c "
     fsyncs[$k]+="$f "
     ratios[$k]+="$(echo "$p / $s" | bc -l) "
-    line+=$(printf '; %s %.2fs %.1f MB/s %.2fx peer %s fsyncs' "$k" "$s" "$(echo "$bytes / 1000000 / $s" | bc -l)" "$(echo "$p / $s" | bc -l)" "$f")
+    line+=$(printf '; %s %.2fs %.1f MB/s %.2fx peer %s fsyncs %ss CPU' "$k" "$s" "$(echo "$bytes / 1000000 / $s" | bc -l)" "$(echo "$p / $s" | bc -l)" "$f" "$c")
   done
   echo "$line"
   # alternate the order of the evidence builds from run to run
@@ -78,6 +80,6 @@ pm=$(echo "${times[peer]}" | median)
 printf 'median: peer %.2fs %.1f MB/s\n' "$pm" "$(echo "$bytes / 1000000 / $pm" | bc -l)"
 for k in $(printf '%s\n' "${!fsyncs[@]}" | sort); do
   m=$(echo "${times[$k]}" | median)
-  printf 'median: %s %.2fs %.1f MB/s, %.2fx the peer (median of the runs\x27 ratios), %s fsyncs\n' "$k" "$m" \
-    "$(echo "$bytes / 1000000 / $m" | bc -l)" "$(echo "${ratios[$k]}" | median)" "$(echo "${fsyncs[$k]}" | median)"
+  printf 'median: %s %.2fs %.1f MB/s, %.2fx the peer (median of the runs\x27 ratios), %s fsyncs, %ss CPU\n' "$k" "$m" \
+    "$(echo "$bytes / 1000000 / $m" | bc -l)" "$(echo "${ratios[$k]}" | median)" "$(echo "${fsyncs[$k]}" | median)" "$(echo "${cpus[$k]}" | median)"
 done
