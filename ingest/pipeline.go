@@ -359,14 +359,19 @@ func Run(ctx context.Context, db Store, paths []string, opts Options) (*Summary,
 	}
 
 	jobs := make(chan source)
-	prepared := make(chan *prepared, opts.Workers)
+	// Workers queue up to maxPendingBytes of text ahead of the writer, so
+	// that a commit's fsyncs do not stall extraction.
+	prepared := make(chan *prepared, maxGroup)
+	pending := newBudget(maxPendingBytes)
 	var wg sync.WaitGroup
 	for range opts.Workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for s := range jobs {
-				prepared <- prepare(db, s, opts)
+				p := prepare(db, s, opts)
+				p.held = pending.take(groupBytes(p))
+				prepared <- p
 			}
 		}()
 	}
@@ -382,7 +387,7 @@ func Run(ctx context.Context, db Store, paths []string, opts Options) (*Summary,
 	}()
 	go func() { wg.Wait(); close(prepared) }()
 
-	write(ctx, db, prepared, report, opts.DryRun, map[store.ID]string{})
+	write(ctx, db, prepared, report, opts.DryRun, map[store.ID]string{}, pending)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -524,6 +529,7 @@ type prepared struct {
 	result  *Result
 	version *store.NewVersion
 	source  store.ID // BLAKE3 of the source bytes, zero when not read
+	held    int      // bytes of the pending budget it holds until written
 }
 
 // prepare reads, hashes, extracts, chunks and validates one source. It runs
@@ -696,11 +702,19 @@ func clip(s string, n int) string {
 // Once ctx is done nothing more is written, failures included: what was
 // prepared is drained and dropped, and Run returns ctx's error. An upload
 // whose client went away is so not stored (docs/service.md).
-func write(ctx context.Context, db Store, in <-chan *prepared, report func(*Result), dryRun bool, seen map[store.ID]string) {
+func write(ctx context.Context, db Store, in <-chan *prepared, report func(*Result), dryRun bool, seen map[store.ID]string, pending *budget) {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	release := func(group []*prepared) {
+		n := 0
+		for _, p := range group {
+			n += p.held
+		}
+		pending.give(n)
+	}
 	for p := range in {
 		if ctx.Err() != nil {
+			release([]*prepared{p})
 			continue // drained, so that the workers end
 		}
 		if dryRun {
@@ -708,6 +722,7 @@ func write(ctx context.Context, db Store, in <-chan *prepared, report func(*Resu
 				predict(db, p.result, p.version)
 			}
 			report(p.result)
+			release([]*prepared{p})
 			continue
 		}
 		group := []*prepared{p}
@@ -736,9 +751,11 @@ func write(ctx context.Context, db Store, in <-chan *prepared, report func(*Resu
 			}
 		}
 		if ctx.Err() != nil {
+			release(group)
 			continue
 		}
 		commit(db, group, report, seen)
+		release(group)
 	}
 }
 
