@@ -5,7 +5,9 @@
 # JS's MarkdownTextSplitter merely splitting the same files
 # (langchain-split-md.mjs), run after run, in turns. Each run prints the
 # wall-clock times, MB/s, the ratio to the peer's time of the same run and
-# the fsyncs ingest reports; the end prints medians.
+# the fsyncs ingest reports, and the CPU seconds (user + system) of each
+# process, which drift less than wall time on a shared machine; the end
+# prints medians.
 #
 # Usage: [RUNS=5] [MB=30] [OLD=/path/to/old/evidence] corpus/langchain-split-bench.sh
 # OLD, an earlier build, runs in the same turns, for old-vs-new ratios.
@@ -46,27 +48,29 @@ ingest() {
     console.log(process.argv[3], s.fsyncs ?? "?", (u + sys).toFixed(2))' \
     "$work/$1.json" "${#files[@]}" "$(echo "$t1 - $t0" | bc -l)" "$work/cpu"
 }
-peer() {
+peer() { # prints "seconds cpu-seconds"
   local t0 t1
   t0=$(now)
-  LANGCHAIN_NPM_DIR="$here/.npm" node "$here/langchain-split-md.mjs" "${files[@]}" >/dev/null
+  LANGCHAIN_NPM_DIR="$here/.npm" /usr/bin/time -f '%U %S' -o "$work/cpu" node "$here/langchain-split-md.mjs" "${files[@]}" >/dev/null
   t1=$(now)
-  echo "$t1 - $t0" | bc -l
+  echo "$(echo "$t1 - $t0" | bc -l) $(awk '{print $1 + $2}' "$work/cpu")"
 }
 
 kinds=(new2 new1)
 [ -n "${OLD:-}" ] && kinds+=(old2 old1)
-declare -A times fsyncs ratios cpus
+declare -A times fsyncs ratios cpus cpuratios
 for i in $(seq "$runs"); do
-  p=$(peer)
+  read -r p pc < <(peer)
   times[peer]+="$p "
-  line=$(printf 'run %d: peer %.2fs %.1f MB/s' "$i" "$p" "$(echo "$bytes / 1000000 / $p" | bc -l)")
+  cpus[peer]+="$pc "
+  line=$(printf 'run %d: peer %.2fs %.1f MB/s %ss CPU' "$i" "$p" "$(echo "$bytes / 1000000 / $p" | bc -l)" "$pc")
   for k in "${kinds[@]}"; do
     bin="$work/evidence"
     [ "${k:0:3}" = old ] && bin=$OLD
     read -r s f c < <(ingest "$k" "$bin" "${k:3}")
     times[$k]+="$s "
     cpus[$k]+="$c "
+    cpuratios[$k]+="$(echo "$pc / $c" | bc -l) "
     fsyncs[$k]+="$f "
     ratios[$k]+="$(echo "$p / $s" | bc -l) "
     line+=$(printf '; %s %.2fs %.1f MB/s %.2fx peer %s fsyncs %ss CPU' "$k" "$s" "$(echo "$bytes / 1000000 / $s" | bc -l)" "$(echo "$p / $s" | bc -l)" "$f" "$c")
@@ -77,9 +81,10 @@ for i in $(seq "$runs"); do
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 pm=$(echo "${times[peer]}" | median)
-printf 'median: peer %.2fs %.1f MB/s\n' "$pm" "$(echo "$bytes / 1000000 / $pm" | bc -l)"
+printf 'median: peer %.2fs %.1f MB/s, %ss CPU\n' "$pm" "$(echo "$bytes / 1000000 / $pm" | bc -l)" "$(echo "${cpus[peer]}" | median)"
 for k in $(printf '%s\n' "${!fsyncs[@]}" | sort); do
   m=$(echo "${times[$k]}" | median)
-  printf 'median: %s %.2fs %.1f MB/s, %.2fx the peer (median of the runs\x27 ratios), %s fsyncs, %ss CPU\n' "$k" "$m" \
-    "$(echo "$bytes / 1000000 / $m" | bc -l)" "$(echo "${ratios[$k]}" | median)" "$(echo "${fsyncs[$k]}" | median)" "$(echo "${cpus[$k]}" | median)"
+  printf 'median: %s %.2fs %.1f MB/s, %.2fx the peer (median of the runs\x27 ratios), %s fsyncs, %ss CPU, %.2fx the peer\x27s CPU\n' "$k" "$m" \
+    "$(echo "$bytes / 1000000 / $m" | bc -l)" "$(echo "${ratios[$k]}" | median)" "$(echo "${fsyncs[$k]}" | median)" \
+    "$(echo "${cpus[$k]}" | median)" "$(echo "${cpuratios[$k]}" | median)"
 done
