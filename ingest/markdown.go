@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/evidence-rag/evidence/store"
 	"github.com/yuin/goldmark/ast"
@@ -183,7 +182,7 @@ func buildSections(s string, hs []heading) []store.Section {
 	var open []int // indexes of sections not yet ended, levels increasing
 	cp, prev := 0, 0
 	for i, h := range hs {
-		cp += utf8.RuneCountInString(s[prev:h.off])
+		cp += countRunes(s[prev:h.off]) // s is canonical: valid UTF-8
 		prev = h.off
 		for len(open) > 0 && hs[open[len(open)-1]].level >= h.level {
 			secs[open[len(open)-1]].End = cp
@@ -197,7 +196,7 @@ func buildSections(s string, hs []heading) []store.Section {
 		secs[i] = store.Section{Start: cp, Path: path}
 		open = append(open, i)
 	}
-	cp += utf8.RuneCountInString(s[prev:])
+	cp += countRunes(s[prev:])
 	for _, j := range open {
 		secs[j].End = cp
 	}

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/evidence-rag/evidence/store"
 )
@@ -37,7 +36,7 @@ func pageStarts(text string) []int {
 		if i < 0 {
 			return starts
 		}
-		cp += utf8.RuneCountInString(text[prev:prev+i]) + 1
+		cp += countRunes(text[prev:prev+i]) + 1 // text is canonical: valid UTF-8
 		prev += i + 1
 		starts = append(starts, cp)
 	}
