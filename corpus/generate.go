@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -66,6 +67,31 @@ func WriteMarkdown(dir string, count, size int, seed uint64) ([]string, error) {
 			return paths, fmt.Errorf("corpus: %w", err)
 		}
 		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
+// WriteMarkdownCorpus writes generated documents into dir (created if
+// missing) until they hold at least total bytes, as doc-0001.md, … like
+// WriteMarkdown, but of varied sizes: log-uniform from 4 KiB to 64 KiB
+// (about 22 KB on average, so 30 MB makes some 1,350 files), as a folder of
+// real documents varies. The same seed and total always give the same
+// files. It returns the paths in order.
+func WriteMarkdownCorpus(dir string, total int, seed uint64) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("corpus: %w", err)
+	}
+	r := rand.New(rand.NewPCG(seed, pcgStream))
+	var paths []string
+	for written := 0; written < total; {
+		size := int(4096 * math.Pow(16, r.Float64()))
+		doc := Markdown(seed+uint64(len(paths)), size)
+		p := filepath.Join(dir, fmt.Sprintf("doc-%04d.md", len(paths)+1))
+		if err := os.WriteFile(p, doc, 0o644); err != nil {
+			return paths, fmt.Errorf("corpus: %w", err)
+		}
+		paths = append(paths, p)
+		written += len(doc)
 	}
 	return paths, nil
 }

@@ -158,3 +158,40 @@ func BenchmarkMarkdown(b *testing.B) {
 		Markdown(1, 1<<20)
 	}
 }
+
+func TestWriteMarkdownCorpus(t *testing.T) {
+	dir := t.TempDir()
+	paths, err := WriteMarkdownCorpus(dir, 300_000, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, small, large := 0, 0, 0
+	for i, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += len(b)
+		switch {
+		case len(b) < 4096 || len(b) > 64<<10+4096:
+			t.Errorf("%s: %d bytes, want 4 KiB to 64 KiB and one block", p, len(b))
+		case len(b) < 16<<10:
+			small++
+		default:
+			large++
+		}
+		if want := Markdown(5+uint64(i), 0); !bytes.HasPrefix(b, want[:bytes.IndexByte(want, '\n')]) {
+			t.Errorf("%s: does not start as Markdown(seed %d)", p, 5+i)
+		}
+	}
+	if total < 300_000 || total > 300_000+64<<10+4096 {
+		t.Errorf("got %d bytes in %d files, want at least 300,000 and at most one file more", total, len(paths))
+	}
+	if small == 0 || large == 0 {
+		t.Errorf("got %d files under 16 KiB and %d over, want sizes that vary", small, large)
+	}
+	again, _ := WriteMarkdownCorpus(t.TempDir(), 300_000, 5)
+	if len(again) != len(paths) {
+		t.Errorf("same seed: got %d files, then %d", len(paths), len(again))
+	}
+}

@@ -23,6 +23,12 @@ func Extract(path string, src []byte) (*Extracted, error) {
 
 // ExtractWith is Extract with the limits of PDF extraction.
 func ExtractWith(path string, src []byte, lim PDFLimits) (*Extracted, error) {
+	return extractWith(path, src, lim, false)
+}
+
+// extractWith is ExtractWith; own says src is the caller's alone and never
+// written again, so the text may share its bytes (prepare's file reads).
+func extractWith(path string, src []byte, lim PDFLimits, own bool) (*Extracted, error) {
 	k, ok := kindOf(path)
 	if !ok {
 		err := fmt.Errorf("%w %q", ErrUnsupported, filepath.Ext(path))
@@ -34,7 +40,7 @@ func ExtractWith(path string, src []byte, lim PDFLimits) (*Extracted, error) {
 	if isBlank(src) {
 		return nil, &ExtractError{Path: path, Reason: ReasonEmpty, Err: ErrEmpty}
 	}
-	x, err := k.extract(path, src, lim)
+	x, err := k.extract(path, src, lim, own)
 	if err != nil {
 		var ee *ExtractError
 		if errors.As(err, &ee) {

@@ -44,4 +44,16 @@ func TestCommitsGrouped(t *testing.T) {
 	if n := c.commits.Load(); n > files/4 {
 		t.Errorf("%d commits for %d files, want at most %d", n, files, files/4)
 	}
+	// The summary counts the same commits, and bbolt's two fdatasync each.
+	if n := c.commits.Load(); int64(sum.Commits) != n || sum.Fsyncs != 2*sum.Commits {
+		t.Errorf("summary: %d commits, %d fsyncs; want %d and %d", sum.Commits, sum.Fsyncs, n, 2*n)
+	}
+	if sum.Seconds <= 0 || sum.MBPerSecond <= 0 || sum.MBPerSecond*sum.Seconds*1e6 > float64(sum.SourceBytes)*1.0001 {
+		t.Errorf("summary: %g s, %g MB/s for %d bytes, want both positive and consistent", sum.Seconds, sum.MBPerSecond, sum.SourceBytes)
+	}
+	// Again: everything unchanged, nothing committed.
+	again, err := Run(context.Background(), c, []string{filepath.Join(dir, "src")}, Options{Workers: 1, Base: dir})
+	if err != nil || again.Unchanged != files || again.Commits != 0 || again.Fsyncs != 0 {
+		t.Errorf("re-ingest: %v, %d unchanged, %d commits, %d fsyncs; want %d unchanged and no commit", err, again.Unchanged, again.Commits, again.Fsyncs, files)
+	}
 }

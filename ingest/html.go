@@ -38,11 +38,14 @@ import (
 // The source must be UTF-8 (a charset declared in the document is not
 // honoured); elements hidden by CSS or the hidden attribute are not
 // recognized as hidden.
-func ExtractHTML(src []byte) (*Extracted, error) {
+func ExtractHTML(src []byte) (*Extracted, error) { return extractHTML(src, false) }
+
+// extractHTML is ExtractHTML; own says src may be read in place (normalize).
+func extractHTML(src []byte, own bool) (*Extracted, error) {
 	// Normalize first: it checks the source (binary, invalid UTF-8) and
 	// strips the BOM. Character references can still bring in controls and
 	// decomposed characters, so the output is cleaned again below.
-	s, err := Normalize(src)
+	s, err := normalize(src, own)
 	if err != nil {
 		return nil, err
 	}

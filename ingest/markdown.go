@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/evidence-rag/evidence/store"
 	"github.com/yuin/goldmark/ast"
@@ -58,8 +57,11 @@ func mdBlockParsers() []util.PrioritizedValue {
 //
 // A source nested deeper than MaxMarkdownNesting block quotes and list
 // items fails with ErrTooComplex (reason too_complex) before it is parsed.
-func ExtractMarkdown(src []byte) (*Extracted, error) {
-	s, err := Normalize(src)
+func ExtractMarkdown(src []byte) (*Extracted, error) { return extractMarkdown(src, false) }
+
+// extractMarkdown is ExtractMarkdown; own says the text may share src (normalize).
+func extractMarkdown(src []byte, own bool) (*Extracted, error) {
+	s, err := normalize(src, own)
 	if err != nil {
 		return nil, err
 	}
@@ -81,9 +83,21 @@ type heading struct {
 	title string
 }
 
-// markdownSections returns the sections of the canonical text s.
+// markdownSections returns the sections of the canonical text s. The line
+// scanner finds the headings of most sources (mdscan.go); goldmark's block
+// parse those it does not model.
 func markdownSections(s string) []store.Section {
 	fm := frontMatterEnd(s)
+	hs, ok := scanHeadings(s[fm:], fm, nil)
+	if !ok {
+		hs = goldmarkHeadings(s, fm)
+	}
+	return buildSections(s, hs)
+}
+
+// goldmarkHeadings returns the headings of s after the front matter that
+// ends at byte fm, as goldmark's block parse finds them.
+func goldmarkHeadings(s string, fm int) []heading {
 	source := []byte(s[fm:])
 	doc := mdParser.Parse(text.NewReader(source))
 	var hs []heading
@@ -104,7 +118,7 @@ func markdownSections(s string) []store.Section {
 		}
 		return ast.WalkSkipChildren, nil
 	})
-	return buildSections(s, hs)
+	return hs
 }
 
 // frontMatterEnd returns the byte offset just past the YAML ("---") or
@@ -168,7 +182,7 @@ func buildSections(s string, hs []heading) []store.Section {
 	var open []int // indexes of sections not yet ended, levels increasing
 	cp, prev := 0, 0
 	for i, h := range hs {
-		cp += utf8.RuneCountInString(s[prev:h.off])
+		cp += countRunes(s[prev:h.off]) // s is canonical: valid UTF-8
 		prev = h.off
 		for len(open) > 0 && hs[open[len(open)-1]].level >= h.level {
 			secs[open[len(open)-1]].End = cp
@@ -182,7 +196,7 @@ func buildSections(s string, hs []heading) []store.Section {
 		secs[i] = store.Section{Start: cp, Path: path}
 		open = append(open, i)
 	}
-	cp += utf8.RuneCountInString(s[prev:])
+	cp += countRunes(s[prev:])
 	for _, j := range open {
 		secs[j].End = cp
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -47,7 +48,12 @@ var clean = func() (t [256]bool) {
 //
 // Normalize is idempotent. Controls are removed before composing, so a
 // combining mark separated from its base by a control still composes.
-func Normalize(src []byte) (string, error) {
+func Normalize(src []byte) (string, error) { return normalize(src, false) }
+
+// normalize is Normalize; with own set, src belongs to the caller's caller
+// alone and is never written again (a file ingest read), so the text may
+// share its bytes instead of copying them when nothing changes.
+func normalize(src []byte, own bool) (string, error) {
 	// Fast path: ASCII without CR or other controls is already canonical,
 	// which is most Markdown and plain text.
 	i := 0
@@ -55,7 +61,7 @@ func Normalize(src []byte) (string, error) {
 		i++
 	}
 	if i == len(src) {
-		return string(src), nil
+		return bytesString(src, own), nil
 	}
 	keep := 0 // start of the bytes not yet copied to b
 	if i == 0 {
@@ -138,12 +144,20 @@ func Normalize(src []byte) (string, error) {
 		b.Write(src[keep:])
 		s = b.String()
 	} else {
-		s = string(src[first:])
+		s = bytesString(src[first:], own)
 	}
 	if check < 0 {
 		return s, nil
 	}
 	return nfc(s, check), nil
+}
+
+// bytesString returns b as a string: b itself when owned, else a copy.
+func bytesString(b []byte, owned bool) string {
+	if owned && len(b) > 0 {
+		return unsafe.String(&b[0], len(b))
+	}
+	return string(b)
 }
 
 // nfcSafe reports whether r is a character that leaves a text in NFC

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/evidence-rag/evidence/store"
 )
@@ -11,8 +10,11 @@ import (
 // Normalize(src). A form feed \f is a page break: a page starts right after
 // each \f, empty pages are kept, so "a\f\fb" has three pages starting at
 // code points 0, 2 and 3. Plain text has no sections.
-func ExtractText(src []byte) (*Extracted, error) {
-	text, err := Normalize(src)
+func ExtractText(src []byte) (*Extracted, error) { return extractText(src, false) }
+
+// extractText is ExtractText; own says the text may share src (normalize).
+func extractText(src []byte, own bool) (*Extracted, error) {
+	text, err := normalize(src, own)
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +36,7 @@ func pageStarts(text string) []int {
 		if i < 0 {
 			return starts
 		}
-		cp += utf8.RuneCountInString(text[prev:prev+i]) + 1
+		cp += countRunes(text[prev:prev+i]) + 1 // text is canonical: valid UTF-8
 		prev += i + 1
 		starts = append(starts, cp)
 	}

@@ -94,6 +94,9 @@ Offsets are half-open ranges of Unicode code points into a version's canonical t
 		newExtractWorkerCommand(o),
 		newServeCommand(o),
 	)
+	prof := &profiles{}
+	prof.addFlags(root)
+	prof.wrap(root)
 	return root
 }
 

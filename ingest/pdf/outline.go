@@ -74,6 +74,9 @@ func (x *extractor) destPage(item lpdf.Value, pageNum map[objID]int, dests *dest
 	for hops := 0; hops < 4; hops++ {
 		switch d.Kind() {
 		case lpdf.Array:
+			if id, ok := refAt(d, "", 0); ok {
+				return pageNum[id] // the page by its reference, not parsed again
+			}
 			p := d.Index(0)
 			if p.Kind() == lpdf.Integer { // a page index, as remote destinations use
 				return int(p.Int64()) + 1
@@ -98,26 +101,41 @@ type destIndex struct {
 	x      *extractor
 	root   lpdf.Value
 	loaded bool
-	names  map[string]lpdf.Value
+	dests  lpdf.Value // the catalog's /Dests
+	names  map[string]nameEntry
+}
+
+// nameEntry is where a name tree leaf holds a destination: element i of
+// its /Names array, resolved only when an outline item asks for it, since
+// the library parses an object anew on every resolve and most named
+// destinations are link targets that no outline item names.
+type nameEntry struct {
+	names lpdf.Value
+	i     int
 }
 
 func (di *destIndex) lookup(name string) lpdf.Value {
-	if d := di.root.Key("Dests"); d.Kind() == lpdf.Dict {
-		if v := d.Key(name); !v.IsNull() {
-			return v
-		}
-	}
 	if !di.loaded {
 		di.loaded = true
-		di.names = map[string]lpdf.Value{}
+		di.dests = di.root.Key("Dests")
+		di.names = map[string]nameEntry{}
 		walkTree(di.root.Key("Names").Key("Dests"), maxNameTreeNodes, func(n lpdf.Value) bool {
 			names := n.Key("Names")
 			for i := 0; i+1 < names.Len(); i += 2 {
 				k := names.Index(i)
-				di.names[string(di.x.rawString(k))] = names.Index(i + 1)
+				di.names[string(di.x.rawString(k))] = nameEntry{names, i + 1}
 			}
 			return len(di.names) < maxOutlineEntries
 		})
 	}
-	return di.names[name]
+	if di.dests.Kind() == lpdf.Dict {
+		if v := di.dests.Key(name); !v.IsNull() {
+			return v
+		}
+	}
+	e, ok := di.names[name]
+	if !ok {
+		return lpdf.Value{}
+	}
+	return e.names.Index(e.i)
 }

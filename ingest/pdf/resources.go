@@ -64,6 +64,14 @@ func (x *extractor) lookupFont(r *resources, name string) (f *font) {
 		r.fontDict = r.v.Key("Font")
 		r.haveFonts = true
 	}
+	// An indirect font met before is known by its reference: resolving it
+	// again would make the library parse the object anew, decompressing
+	// the whole object stream that holds it, on every page.
+	if id, ok := refAt(r.fontDict, name, 0); ok {
+		if f, ok := x.fonts[resName{id, ""}]; ok && id != idOf(r.fontDict) {
+			return f
+		}
+	}
 	fv := r.fontDict.Key(name)
 	if fv.Kind() != lpdf.Dict {
 		return nil
