@@ -37,7 +37,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"testing"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -127,16 +126,21 @@ func (l PDFLimits) outputBudget() int64 {
 }
 
 // WorkerCommand returns the command that starts a PDF worker; ExtractPDF
-// appends the limit flags. By default it is this executable with the
-// argument "extract-worker" (the hidden command that calls RunWorker).
-// Tests replace it, as os/exec's tests do, with the test binary and a
-// helper test that calls RunWorker.
-var WorkerCommand = func() (*exec.Cmd, error) {
-	// A test binary run as "extract-worker" would run its tests again, and
-	// each of them might start more workers.
-	if testing.Testing() {
-		return nil, errors.New("ingest: no PDF worker in a test binary: set ingest.WorkerCommand")
-	}
+// appends the limit flags. A program that ingests PDFs sets it: the
+// evidence command to SelfWorker, tests (as os/exec's do) to the test
+// binary and a helper test that calls RunWorker. Nil, the default, is no
+// worker: a PDF then fails with ErrNoWorker. No default runs this
+// executable, since a test binary run as "extract-worker" would run its
+// tests again, and each of them might start more workers.
+var WorkerCommand func() (*exec.Cmd, error)
+
+// ErrNoWorker is returned for a PDF when WorkerCommand is not set.
+var ErrNoWorker = errors.New("ingest: no PDF worker: set ingest.WorkerCommand (ingest.SelfWorker in a program with an extract-worker command)")
+
+// SelfWorker starts this executable with the argument "extract-worker":
+// the worker of a program whose command line has that hidden command,
+// which calls RunWorker.
+func SelfWorker() (*exec.Cmd, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -212,6 +216,9 @@ const stderrKeep = 64 << 10
 // runWorker runs one worker over src. err is set only when the worker
 // could not be started; how the document fared is in the result.
 func runWorker(src []byte, lim PDFLimits) (*workerResult, error) {
+	if WorkerCommand == nil {
+		return nil, fmt.Errorf("%w: %w", ErrWorker, ErrNoWorker)
+	}
 	cmd, err := WorkerCommand()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrWorker, err)

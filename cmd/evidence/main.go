@@ -10,10 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/evidence-rag/evidence/ingest"
 	"github.com/evidence-rag/evidence/store"
 )
 
 func main() {
+	ingest.WorkerCommand = ingest.SelfWorker // PDFs are read by `evidence extract-worker` (worker.go)
 	if longLived(os.Args[1:]) {
 		reexecGuarded() // a long-lived reader of a store that may be damaged (reexec_unix.go)
 	}
