@@ -31,7 +31,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -224,11 +223,8 @@ func runWorker(src []byte, lim PDFLimits) (*workerResult, error) {
 		return nil, fmt.Errorf("%w: %w", ErrWorker, err)
 	}
 	cmd.Args = append(cmd.Args, lim.args(len(src))...)
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
 	// Its own process group, so a kill reaches anything it started.
-	cmd.SysProcAttr.Setpgid = true
+	ownProcessGroup(cmd)
 	// stdin stays open while the worker runs: its lifeline (see the
 	// protocol). Wait closes it once the worker has ended.
 	in, err := cmd.StdinPipe()
@@ -262,7 +258,7 @@ func runWorker(src []byte, lim PDFLimits) (*workerResult, error) {
 			return
 		}
 		timedOut = timedOut || timeout
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		killProcessGroup(cmd.Process, pid)
 	}
 	timer := time.AfterFunc(lim.Timeout, func() { kill(true) })
 	defer timer.Stop()
@@ -588,32 +584,6 @@ func extractRecover(src []byte, lim pdf.Limits, page func(pdf.Page) error) (doc 
 		}
 	}()
 	return workerExtract(src, lim, page)
-}
-
-// limitMemory caps this process's address space at what it holds now plus
-// extra bytes: the Go runtime reserves about 1 GiB of address space at
-// start that it never touches, so an absolute limit would measure the
-// runtime, not the document. Go then fails an allocation over the limit
-// with "fatal error: runtime: out of memory", which the parent reports as
-// memory_limit. A soft limit below it makes the collector work harder
-// first, and a smaller stack limit makes a runaway recursion a stack
-// overflow, not an out-of-memory, before the stack's doubling meets the
-// address-space limit.
-func limitMemory(extra uint64) error {
-	var rl syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &rl); err != nil {
-		return err
-	}
-	limit := rl.Max
-	if base := addressSpace(); base < rl.Max && extra < rl.Max-base {
-		limit = base + extra
-	}
-	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: limit, Max: rl.Max}); err != nil {
-		return err
-	}
-	debug.SetMemoryLimit(int64(min(extra/4*3, 1<<62)))
-	debug.SetMaxStack(int(min(extra/8, 256<<20)))
-	return nil
 }
 
 // addressSpace returns this process's virtual memory size in bytes, 0

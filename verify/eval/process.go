@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -179,7 +179,7 @@ func (p *Process) start() (*proc, error) {
 		return nil, errors.New("the generator pool is closed")
 	}
 	cmd := exec.Command(p.argv[0], p.argv[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a kill reaches what it started
+	ownProcessGroup(cmd) // a kill reaches what it started
 	cmd.WaitDelay = time.Second
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -194,7 +194,7 @@ func (p *Process) start() (*proc, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	pr.pid = cmd.Process.Pid
+	pr.pid, pr.process = cmd.Process.Pid, cmd.Process
 	p.mu.Lock()
 	p.live[pr] = true
 	p.mu.Unlock()
@@ -204,12 +204,13 @@ func (p *Process) start() (*proc, error) {
 
 // proc is one running generator process.
 type proc struct {
-	pid    int
-	stdin  io.WriteCloser
-	lines  chan line     // its stdout, a line at a time; closed at EOF
-	quit   chan struct{} // closed by kill: the reader stops handing lines over
-	done   chan struct{} // closed once it has been waited for
-	stderr *tail
+	pid     int
+	process *os.Process
+	stdin   io.WriteCloser
+	lines   chan line     // its stdout, a line at a time; closed at EOF
+	quit    chan struct{} // closed by kill: the reader stops handing lines over
+	done    chan struct{} // closed once it has been waited for
+	stderr  *tail
 
 	mu      sync.Mutex
 	exited  bool // reaped: its pid may be reused, never signal it again
@@ -267,7 +268,7 @@ func (pr *proc) kill() {
 		close(pr.quit)
 	}
 	if !pr.exited {
-		_ = syscall.Kill(-pr.pid, syscall.SIGKILL)
+		killProcessGroup(pr.process, pr.pid)
 	}
 }
 

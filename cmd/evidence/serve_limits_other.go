@@ -1,0 +1,7 @@
+//go:build !unix
+
+package main
+
+// maxConnsFor is the connection limit: the flag's, where there is no
+// open-file limit to read.
+func maxConnsFor(flag int) int { return flag }
