@@ -9,6 +9,12 @@
 // with Markdown syntax kept; for HTML it is the visible text. A form feed in
 // plain text is a page break.
 //
+// Run ingests files and directories by path; RunSource ingests one
+// document given as bytes (an upload) by the same pipeline, with no
+// temporary file: the same bytes under the same id and file extension
+// give the same version either way, and the Result names the source by
+// its name.
+//
 // Chunks of other pipelines (ReadManifest, ImportChunks) are validated
 // like our own, under one offset convention per manifest, detected among
 // those its format allows (Convention). Run and Rebuild hold back an

@@ -229,6 +229,10 @@ func (sum *Summary) total() {
 type source struct {
 	path, id, url string
 	urlSet        bool // url was named by the caller, not derived
+	// inMemory says the bytes are data, not the file at path: path is then
+	// only the name (RunSource).
+	inMemory bool
+	data     []byte
 }
 
 // Fingerprint returns the pipeline fingerprint for an extractor and chunk
@@ -320,10 +324,28 @@ func (r *Result) count(nv *store.NewVersion) {
 // goes on past files that fail and reports each; err is set only when the
 // batch could not run at all (bad options, a store that fails to write).
 func Run(ctx context.Context, db Store, paths []string, opts Options) (*Summary, error) {
+	opts, err := checkOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	began := time.Now()
+	counted := &countingStore{Store: db}
+	sources, failed, err := collect(counted, paths, opts)
+	if err != nil {
+		return nil, err
+	}
+	if sum := runSources(ctx, counted, sources, failed, opts, began); sum != nil {
+		return sum, nil
+	}
+	return nil, ctx.Err()
+}
+
+// checkOptions fills in the defaults of opts and refuses contradictions.
+func checkOptions(opts Options) (Options, error) {
 	if opts.Chunk.Size <= 0 {
 		opts.Chunk = ChunkOptions{} // none given: remembered settings, else the defaults
 	} else if opts.Chunk.Overlap < 0 || opts.Chunk.Overlap >= opts.Chunk.Size {
-		return nil, fmt.Errorf("%w: overlap %d must be at least 0 and less than the chunk size %d", ErrOptions, opts.Chunk.Overlap, opts.Chunk.Size)
+		return opts, fmt.Errorf("%w: overlap %d must be at least 0 and less than the chunk size %d", ErrOptions, opts.Chunk.Overlap, opts.Chunk.Size)
 	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.NumCPU()
@@ -332,15 +354,16 @@ func Run(ctx context.Context, db Store, paths []string, opts Options) (*Summary,
 		opts.MaxBytes = DefaultMaxBytes
 	}
 	if err := checkImportOptions(opts.Chunks, opts.Offsets, opts.MaxQuarantined); err != nil {
-		return nil, err
+		return opts, err
 	}
-	began := time.Now()
-	counted := &countingStore{Store: db}
-	db = counted
-	sources, failed, err := collect(db, paths, opts)
-	if err != nil {
-		return nil, err
-	}
+	return opts, nil
+}
+
+// runSources is the pipeline of Run and RunSource: failed results are
+// recorded, sources prepared by opts.Workers and written by one writer.
+// It returns nil when ctx is done; then nothing more was written.
+func runSources(ctx context.Context, counted *countingStore, sources []source, failed []*Result, opts Options, began time.Time) *Summary {
+	var db Store = counted
 	total := len(sources) + len(failed)
 	sum := &Summary{DryRun: opts.DryRun}
 	done := 0
@@ -352,7 +375,7 @@ func Run(ctx context.Context, db Store, paths []string, opts Options) (*Summary,
 		}
 	}
 	for _, r := range failed {
-		if !opts.DryRun && r.Status == Failed {
+		if !opts.DryRun && r.Status == Failed && ctx.Err() == nil { // nothing written once ctx is done
 			recordFailure(db, r)
 		}
 		report(r)
@@ -388,8 +411,8 @@ func Run(ctx context.Context, db Store, paths []string, opts Options) (*Summary,
 	go func() { wg.Wait(); close(prepared) }()
 
 	write(ctx, db, prepared, report, opts.DryRun, map[store.ID]string{}, pending)
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if ctx.Err() != nil {
+		return nil
 	}
 	sort.Slice(sum.Results, func(i, j int) bool { return sum.Results[i].Path < sum.Results[j].Path })
 	sum.total()
@@ -398,7 +421,7 @@ func Run(ctx context.Context, db Store, paths []string, opts Options) (*Summary,
 		sum.MBPerSecond = float64(sum.SourceBytes) / 1e6 / sum.Seconds
 	}
 	sum.Commits, sum.Fsyncs = counted.commits, counted.commits*syncsPerCommit
-	return sum, nil
+	return sum
 }
 
 // collect expands paths into sources with their document ids. Inputs that
@@ -547,7 +570,12 @@ func prepare(db Store, s source, opts Options) *prepared {
 		}
 		return p
 	}
-	src, err := readSource(s.path, opts.MaxBytes)
+	src, err := s.data, error(nil)
+	if !s.inMemory {
+		src, err = readSource(s.path, opts.MaxBytes)
+	} else if int64(len(src)) > opts.MaxBytes {
+		err = &ExtractError{Path: s.path, Reason: ReasonTooLarge, Err: fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, len(src), opts.MaxBytes)}
+	}
 	if err != nil {
 		return fail(err)
 	}

@@ -721,21 +721,21 @@ func (s *server) getDocuments(w http.ResponseWriter, r *http.Request, c *caller)
 func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller) error {
 	r.Body = http.MaxBytesReader(w, r.Body, s.maxUpload)
 	fields := r.URL.Query()
-	dir, err := os.MkdirTemp("", "evidence-upload-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	up := newUpload(dir)
+	var err error
+	up := &upload{}
+	defer up.remove()
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == "multipart/form-data" {
 		if err := up.readMultipart(r, fields, s.maxUpload); err != nil {
 			return err
 		}
-	} else if up.size, err = saveBody(r.Body, up.source); err != nil {
-		return uploadError(err, s.maxUpload)
+	} else {
+		// In memory, at most --max-upload bytes: MaxBytesReader stops the read.
+		if up.source, err = io.ReadAll(r.Body); err != nil {
+			return uploadError(err, s.maxUpload)
+		}
 	}
-	if up.size == 0 {
+	if len(up.source) == 0 {
 		return errorf(http.StatusBadRequest, "bad_request", "empty upload")
 	}
 	name := fields.Get("filename")
@@ -747,10 +747,6 @@ func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 	}
 	if !ingest.Supported(name) && !up.hasText {
 		return errorf(http.StatusUnsupportedMediaType, "unsupported_media_type", "%q: unsupported file type", name)
-	}
-	path := filepath.Join(dir, name)
-	if err := os.Rename(up.source, path); err != nil {
-		return err
 	}
 	opts := ingest.Options{ID: fields.Get("id"), URL: fields.Get("url"), Workers: 1}
 	if opts.Undelete, err = boolField(fields, "undelete"); err != nil {
@@ -766,12 +762,9 @@ func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 	if opts.ID == "" {
 		opts.ID = name
 	}
-	if opts.URL == "" {
-		// Ingest would record the temporary file's path; an upload has no
-		// location a reader can open, and a URN says so. It is no URL the
-		// caller named: a version stored already keeps its own.
-		opts.DefaultURL = "urn:evidence:upload:" + url.PathEscape(opts.ID)
-	}
+	// Without url, RunSource gives a new version the URN of an upload
+	// (ingest.UploadURLPrefix): it has no location a reader can open. It is
+	// no URL the caller named: a version stored already keeps its own.
 	if fields.Has("acl") {
 		opts.ACL = []string{} // acl= (empty) is everyone, as ingest --acl ""
 	}
@@ -785,7 +778,7 @@ func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 	if opts.Chunk, err = chunkFields(fields); err != nil {
 		return err
 	}
-	sum, err := ingest.Run(r.Context(), s.db, []string{path}, opts)
+	sum, err := ingest.RunSource(r.Context(), s.db, ingest.Source{Name: name, Bytes: up.source}, opts)
 	if errors.Is(err, ingest.ErrOptions) {
 		return errorf(http.StatusBadRequest, "bad_request", "%s", fieldNames.Replace(err.Error()))
 	}
@@ -799,13 +792,13 @@ func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 		return fmt.Errorf("ingest of one upload gave %d results", len(sum.Results))
 	}
 	res := *sum.Results[0]
-	// The temporary paths are ours, not the caller's, and so is the
-	// store's (a store that failed to write, on a full disk, names its file).
-	res.Path = name
-	ours := strings.NewReplacer(s.db.Path(), "the store", dir, "the server's temporary directory")
+	// The temporary paths of an import's parts are ours, not the caller's,
+	// and so is the store's (a store that failed to write, on a full disk,
+	// names its file).
+	ours := strings.NewReplacer(s.db.Path(), "the store")
 	// And the messages name the upload's fields, not the CLI's flags.
-	res.Error = fieldNames.Replace(ours.Replace(up.hide(res.Error, path, name)))
-	res.Hint = fieldNames.Replace(ours.Replace(up.hide(res.Hint, path, name)))
+	res.Error = fieldNames.Replace(ours.Replace(up.hide(res.Error)))
+	res.Hint = fieldNames.Replace(ours.Replace(up.hide(res.Hint)))
 	status := http.StatusCreated
 	switch res.Status {
 	case ingest.Unchanged:

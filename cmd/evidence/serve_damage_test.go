@@ -196,10 +196,11 @@ func fill(t *testing.T, dir string) {
 	}
 }
 
-// TestServeUploadDiskFull: an upload the server cannot keep (its temporary
-// directory is full) is a 503 that names neither a temporary path nor the
-// store's; one the store cannot write is a failed ingest whose error names
-// the store as "the store".
+// TestServeUploadDiskFull: an upload's document is kept in memory, so a
+// full temporary directory does not stop it; an import whose manifest the
+// server cannot keep there is a 503 that names neither a temporary path
+// nor the store's; one the store cannot write is a failed ingest whose
+// error names the store as "the store".
 func TestServeUploadDiskFull(t *testing.T) {
 	if _, err := exec.LookPath("mount"); err != nil && os.Getuid() != 0 {
 		t.Skip("not root")
@@ -209,8 +210,14 @@ func TestServeUploadDiskFull(t *testing.T) {
 	e := newTestEnv(t, false)
 	t.Setenv("TMPDIR", tmp)
 	r := e.do(request{method: "POST", path: "/v1/documents?filename=big.md", body: bytes.Repeat([]byte("word "), 40<<10)})
+	if r.status != http.StatusCreated {
+		t.Errorf("full temporary directory, plain upload: got %d %s, want 201 (the document never goes to a file)", r.status, r.body)
+	}
+	ct, form := multipartBody(t, formPart{"file", "imported.md", "# imported\n\nsome text"},
+		formPart{"manifest", "chunks.jsonl", strings.Repeat(`{"text":"some text","start":12,"end":21}`+"\n", 8<<10)})
+	r = e.do(request{method: "POST", path: "/v1/documents", contentType: ct, body: form})
 	if r.status != http.StatusServiceUnavailable || r.errorCode(t) != "unavailable" || !strings.Contains(string(r.body), "no space left") {
-		t.Errorf("full temporary directory: got %d %s, want 503 unavailable, no space left", r.status, r.body)
+		t.Errorf("full temporary directory, import: got %d %s, want 503 unavailable, no space left", r.status, r.body)
 	}
 	if bytes.Contains(r.body, []byte(tmp)) || bytes.Contains(r.body, []byte(e.db.Path())) {
 		t.Errorf("the answer names a server path: %s", r.body)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -194,16 +195,38 @@ type uploadResult struct {
 var fieldNames = strings.NewReplacer("--chunks-format", "chunks_format", "--chunks", "manifest", "--text FILE", "a text part", "--text", "text",
 	"--offsets", "offsets", "--max-quarantined", "max_quarantined", "--repair", "repair=true", "--id", "id")
 
-// upload is where an upload's parts are saved: the source, and for an
-// import the manifest and the pipeline's own canonical text.
+// upload holds an upload's parts: the source in memory (ingest.RunSource;
+// the body limit bounds it), and for an import the manifest and the
+// pipeline's own canonical text, saved to files in a temporary directory
+// made for them only, since ingest reads those by path.
 type upload struct {
-	source, manifest, text string
-	size                   int64 // of the source; -1 until its part is read
-	hasManifest, hasText   bool
+	source               []byte
+	hasSource            bool
+	dir                  string // "" until a manifest or text part is saved
+	manifest, text       string
+	hasManifest, hasText bool
 }
 
-func newUpload(dir string) *upload {
-	return &upload{source: filepath.Join(dir, "upload"), manifest: filepath.Join(dir, "manifest.jsonl"), text: filepath.Join(dir, "text.txt"), size: -1}
+// saveImportPart saves a manifest or text part to its file, making the
+// temporary directory for the first.
+func (u *upload) saveImportPart(part io.Reader, base string) (string, error) {
+	if u.dir == "" {
+		dir, err := os.MkdirTemp("", "evidence-upload-")
+		if err != nil {
+			return "", &saveError{err}
+		}
+		u.dir = dir
+	}
+	p := filepath.Join(u.dir, base)
+	_, err := saveBody(part, p)
+	return p, err
+}
+
+// remove deletes what the upload saved.
+func (u *upload) remove() {
+	if u.dir != "" {
+		os.RemoveAll(u.dir)
+	}
 }
 
 // uploadFields are the multipart fields besides the file parts, with the
@@ -214,10 +237,10 @@ var uploadFields = map[string]int{
 	"metadata": verify.MaxMetadataBytes,
 }
 
-// readMultipart saves the "file" part (the source), the "manifest" part
-// (JSON Lines chunks of another pipeline) and the "text" part (that
-// pipeline's canonical text) to their files, and adds the other fields to
-// fields.
+// readMultipart reads the "file" part (the source) into memory, saves the
+// "manifest" part (JSON Lines chunks of another pipeline) and the "text"
+// part (that pipeline's canonical text) to their files, and adds the other
+// fields to fields.
 func (u *upload) readMultipart(r *http.Request, fields url.Values, limit int64) error {
 	mr, err := r.MultipartReader()
 	if err != nil {
@@ -242,16 +265,17 @@ func (u *upload) readMultipart(r *http.Request, fields url.Values, limit int64) 
 			if fields.Get("filename") == "" && part.FileName() != "" {
 				fields.Set("filename", filepath.Base(part.FileName()))
 			}
-			if u.size, err = saveBody(part, u.source); err != nil {
+			if u.source, err = io.ReadAll(part); err != nil {
 				return uploadError(err, limit)
 			}
+			u.hasSource = true
 		case "manifest":
-			if _, err = saveBody(part, u.manifest); err != nil {
+			if u.manifest, err = u.saveImportPart(part, "manifest.jsonl"); err != nil {
 				return uploadError(err, limit)
 			}
 			u.hasManifest = true
 		case "text":
-			if _, err = saveBody(part, u.text); err != nil {
+			if u.text, err = u.saveImportPart(part, "text.txt"); err != nil {
 				return uploadError(err, limit)
 			}
 			u.hasText = true
@@ -275,7 +299,7 @@ func (u *upload) readMultipart(r *http.Request, fields url.Values, limit int64) 
 			fields.Add(name, string(v))
 		}
 	}
-	if u.size < 0 {
+	if !u.hasSource {
 		return errorf(http.StatusBadRequest, "bad_request", `multipart body without a "file" part (the source document)`)
 	}
 	return nil
@@ -332,9 +356,20 @@ func (u *upload) importOptions(fields url.Values, opts *ingest.Options) error {
 }
 
 // hide replaces the upload's temporary paths in a message with the names
-// the caller gave them.
-func (u *upload) hide(msg, source, name string) string {
-	return strings.NewReplacer(source, name, u.manifest, "manifest", u.text, "text").Replace(msg)
+// the caller gave them. The source has none: ingest names it by its
+// filename.
+func (u *upload) hide(msg string) string {
+	if u.dir == "" {
+		return msg
+	}
+	var pairs []string
+	if u.hasManifest {
+		pairs = append(pairs, u.manifest, "manifest")
+	}
+	if u.hasText {
+		pairs = append(pairs, u.text, "text")
+	}
+	return strings.NewReplacer(append(pairs, u.dir, "the server's temporary directory")...).Replace(msg)
 }
 
 // boolField reads a true/false field; absent is false.
