@@ -379,6 +379,13 @@ func flipPositions(raw []byte, pageSize int) []int {
 }
 
 func TestByteFlipSweep(t *testing.T) {
+	if raceOn {
+		// -race turns on checkptr, which stops the process ("unsafe.Slice
+		// result straddles multiple allocations") where bbolt slices a
+		// damaged page; a production build reads on and the store refuses
+		// the bytes. The sweep is one goroutine: make test runs it.
+		t.Skip("the byte-flip sweep runs without -race (make test): checkptr, on under -race, is fatal on damaged pages")
+	}
 	raw, q := flipStore(t)
 	if p := os.Getenv("EVIDENCE_FLIP_DUMP"); p != "" {
 		_ = os.WriteFile(p, raw, 0o600)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package resolve_test
+
+const raceOn = false
