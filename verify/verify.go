@@ -547,7 +547,7 @@ func checkFigures(claim, evidence []Figure) (missing []Figure, contradicted bool
 	inEvidence, inClaim := figureSet(evidence), figureSet(claim)
 	for i, f := range claim {
 		// An earlier equal figure of the claim has been judged already.
-		if inEvidence(f) || earlierFigure(claim, i) || countedAs(f, evidence) {
+		if inEvidence(f) || earlierFigure(claim, i) || countedAs(f, evidence) || f.Spelled && !spelledJudged(f, evidence) {
 			continue
 		}
 		missing = append(missing, f)
