@@ -80,11 +80,16 @@ func FuzzFigures(f *testing.F) {
 	f.Add("$ in millions\nSales 3,200 up 25 bps, 0.5 pp; Clause 22.2.1 and § 4\nEUR m\t2,024", uint(14))
 	claim := []Figure{{Kind: "amount:EUR", Value: "1"}}
 	f.Fuzz(func(t *testing.T, s string, cut uint) {
-		for _, fig := range Figures(s) {
+		figs := Figures(s)
+		for _, fig := range figs {
 			if fig.Kind == "" || fig.Value == "" {
 				t.Fatalf("empty figure %+v in %q", fig, s)
 			}
+			if fig.Spelled && !strings.Contains(s, fig.Text) {
+				t.Fatalf("number word figure %+v is not text of %q", fig, s)
+			}
 		}
+
 		before, span := s[:cut%uint(len(s)+1)], s[cut%uint(len(s)+1):]
 		for _, fig := range appendEvidenceFigures(nil, span, before, claim) {
 			if !wellFormed(fig) {
@@ -322,6 +327,24 @@ func TestSpanContradicts(t *testing.T) {
 	for _, tt := range tests {
 		if _, got := spanContradicts(tt.claim, Figures(tt.quote), tt.span, ""); got != tt.contradicted {
 			t.Errorf("spanContradicts(%q, %q, %q) = %v, want %v", tt.claim, tt.quote, tt.span, got, tt.contradicted)
+		}
+	}
+}
+
+// TestChangedValuesWords: a loose quote's number word may be garbled in the
+// span as any word may; its digits may not.
+func TestChangedValuesWords(t *testing.T) {
+	tests := []struct {
+		quote, span string
+		changed     int
+	}{
+		{"does not take effect for two years", "does not take effect for tw0 years", 0},
+		{"does not take effect for 2 years", "does not take effect for two years", 0},
+		{"does not take effect for 3 years", "does not take effect for 2 years", 1},
+	}
+	for _, tt := range tests {
+		if got := changedValues(Figures(tt.quote), Figures(tt.span)); len(got) != tt.changed {
+			t.Errorf("changedValues(%q, %q) = %v, want %d changed", tt.quote, tt.span, got, tt.changed)
 		}
 	}
 }
