@@ -49,6 +49,8 @@ func TestFigures(t *testing.T) {
 		{"for a minimum of two years (four Go releases)", []string{"duration:year=2", "count:release=4"}},
 		{"There are two new dpkg status values; ten days, twenty-five business days, a two-year term",
 			[]string{"count:new=2", "duration:day=10", "duration:business_day=25", "duration:year=2"}},
+		{"within ten (10) Business Days, twenty\u00a0days, ten (12) days", []string{"duration:business_day=10", "duration:day=20",
+			"number=12"}}, // other digits in the parenthesis: no figure of the word
 		{"Three banks and five percent, twelve more months, three times EBITDA, seven dollars",
 			[]string{"count:bank=3", "percent=5", "duration:month=12", "multiple=3", "amount:USD=7"}},
 		// "one", "a", ordinals, names, idioms, determiners, fractions and
@@ -215,6 +217,7 @@ func TestCheckFigures(t *testing.T) {
 			span: "maintained for a minimum of two years (four Go releases)"},
 		{name: "a word count for digits", claim: "a service provider must meet 2 overall conditions",
 			span: "a service provider must meet two overall conditions"},
+		{name: "words and digits, as contracts write them", claim: "within 10 business days", span: "within ten (10) Business Days"},
 		{name: "a hyphenated duration", claim: "for two years", span: "for a two-year period"},
 		{name: "one is no figure", claim: "If one party defaults, no one may object for a day.", span: "If a party defaults, nobody may object."},
 		{name: "the two is no figure", claim: "The two parties sign.", span: "Both parties sign."},

@@ -98,29 +98,27 @@ var spelledDeterminers = map[string]bool{"the": true, "these": true, "those": tr
 	"all": true, "its": true, "their": true, "our": true, "your": true, "his": true, "her": true, "each": true,
 	"no": true, "whose": true}
 
-// letterWord returns the ASCII letters at i, lower-cased into buf when
-// they fit, and where they end.
-func letterWord(s string, i int, buf *[12]byte) (string, int) {
-	j := i
+// letterWord returns the ASCII letters at i, lower case, and where they
+// end: a slice of s, copied only when it holds a capital (rare), so the
+// scan allocates nothing for the words it passes.
+func letterWord(s string, i int) (string, int) {
+	j, upper := i, false
 	for j < len(s) && ('a' <= s[j]|0x20 && s[j]|0x20 <= 'z') {
+		upper = upper || s[j] < 'a'
 		j++
 	}
-	if j-i > len(buf) {
-		return "", j
+	if upper {
+		return strings.ToLower(s[i:j]), j
 	}
-	for k := i; k < j; k++ {
-		buf[k-i] = s[k] | 0x20
-	}
-	return string(buf[:j-i]), j
+	return s[i:j], j
 }
 
 // wordFigure reads a number word at i, a word start, with its unit or
 // counted noun. next is where scanning goes on: past the word when it is
 // no figure.
 func wordFigure(s string, i int) (f Figure, next int, ok bool) {
-	var buf [12]byte
-	w, j := letterWord(s, i, &buf)
-	if j < len(s) && isWordByte(s[j]) {
+	w, j := letterWord(s, i)
+	if j < len(s) && isWordByte(s[j]) && !nbspAt(s, j) {
 		return Figure{}, j, false // "tenfold", "ten_x", "twoÿ": a word, not a number
 	}
 	v := spelledValue(w)
@@ -131,7 +129,7 @@ func wordFigure(s string, i int) (f Figure, next int, ok bool) {
 		return Figure{}, j, false // a name: "Formula Two", "the Big Four"
 	}
 	if j < len(s) && s[j] == '-' {
-		u, k := letterWord(s, j+1, &buf)
+		u, k := letterWord(s, j+1)
 		switch uv := spelledValue(u); {
 		case v >= 20 && v%10 == 0 && uv >= 1 && uv <= 9 && !(k < len(s) && isWordByte(s[k])):
 			v, j = v+uv, k // "twenty-five"
@@ -148,8 +146,17 @@ func wordFigure(s string, i int) (f Figure, next int, ok bool) {
 	if determinerBefore(s, i) || referenceBefore(s, i) || numberBefore(s, i) {
 		return Figure{}, j, false
 	}
+	if k := skipSpaces(s, j); k < len(s) && s[k] == '(' {
+		// "ten (10) days", as contracts write it: the digits repeat the
+		// word. Other digits make it no figure; they are read on their own.
+		d, e := digitRun(s, k+1, 3)
+		if d != v || e >= len(s) || s[e] != ')' {
+			return Figure{}, j, false
+		}
+		j = e + 1
+	}
 	k := skipSpaces(s, j)
-	nw, nk := letterWord(s, k, &buf)
+	nw, nk := letterWord(s, k)
 	if spelledStops[nw] || spelledValue(nw) > 0 {
 		return Figure{}, j, false
 	}
@@ -159,7 +166,7 @@ func wordFigure(s string, i int) (f Figure, next int, ok bool) {
 	if nk < len(s) && nk > k && isUpper(rune(s[k])) {
 		// "six Go releases": a name between the number and what it counts.
 		after := skipSpaces(s, nk)
-		if nn, _ := letterWord(s, after, &buf); after > nk && nn != "" && s[after] >= 'a' && !functionWords[nn] &&
+		if nn, _ := letterWord(s, after); after > nk && nn != "" && s[after] >= 'a' && !functionWords[nn] &&
 			!spelledStops[nn] && durationUnits[nn] == "" {
 			g, end := measure(s, strconv.Itoa(v), nk, "", i)
 			if g.Kind == "number" {
@@ -187,43 +194,37 @@ func opensSentence(s string, i int) bool {
 	return j == 0 || strings.IndexByte(".!?:;\n\r(*-\"", s[j-1]) >= 0
 }
 
-// numberBefore reports whether a number word or scale word, or one and
-// "and", stands before the word at i: "five" in "twenty five days" or
-// "two hundred and five days" is part of a larger number.
+// numberBefore reports whether a number word, or a larger one's part
+// (hundred, thousand…), stands before the word at i, or one and "and":
+// "five" in "twenty five days" or "two hundred and five days" is part of
+// a larger number.
 func numberBefore(s string, i int) bool {
-	var buf [12]byte
-	w, k := wordBefore2(s, i, &buf)
+	w, k := letterWordBefore(s, i)
 	if w == "and" {
-		w, _ = wordBefore2(s, k, &buf)
+		w, _ = letterWordBefore(s, k)
 	}
-	return spelledValue(w) > 0 || spelledStops[w] && w != "each" && w != "both" && w != "another" && !isAux(w)
-}
-
-// isAux reports whether w is one of the verbs of spelledStops.
-func isAux(w string) bool {
 	switch w {
-	case "should", "would", "could", "can", "cannot", "might", "do", "does", "did", "have", "has", "had", "not", "also",
-		"together", "apiece":
+	case "zero", "hundred", "hundreds", "thousand", "thousands", "million", "millions", "billion", "billions", "dozen", "dozens":
 		return true
 	}
-	return false
+	return spelledValue(w) > 0
 }
 
-// wordBefore2 returns the ASCII word, lower case, before the spaces
+// letterWordBefore returns the ASCII word, lower case, before the spaces
 // before i, and where it starts.
-func wordBefore2(s string, i int, buf *[12]byte) (string, int) {
+func letterWordBefore(s string, i int) (string, int) {
 	j := i
 	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t' || s[j-1] == '\n' || s[j-1] == '-') {
 		j--
 	}
 	k := j
-	for k > 0 && j-k < len(buf) && ('a' <= s[k-1]|0x20 && s[k-1]|0x20 <= 'z') {
+	for k > 0 && j-k < 12 && ('a' <= s[k-1]|0x20 && s[k-1]|0x20 <= 'z') {
 		k--
 	}
 	if k == j || k > 0 && isWordByte(s[k-1]) {
 		return "", k
 	}
-	w, _ := letterWord(s, k, buf)
+	w, _ := letterWord(s, k)
 	return w, k
 }
 
