@@ -29,6 +29,11 @@ type Figure struct {
 	// note… ("Clause 22.2", "§ 4"): never an amount, and not missing
 	// when it is the number of the cited section.
 	Reference bool `json:"reference,omitempty"`
+	// Spelled marks a figure written in words ("three years"): a claim's
+	// is judged only against an evidence figure it can be compared with
+	// (spelledJudged), since a writer puts a number word where the
+	// evidence states none ("two new values" citing the values' names).
+	Spelled bool `json:"-"`
 }
 
 // currencySymbol returns the code of a currency sign, or "". A switch, not
@@ -124,6 +129,23 @@ func appendFigures(out []Figure, s string) []Figure {
 					continue
 				}
 			}
+			if f, n, ok := wordFigure(s, i); ok {
+				out = append(out, f)
+				i = n
+				continue
+			}
+		case 'a' <= r && r <= 'z':
+			// A lower-case letter that can start a number word: "three years".
+			if !wordStart(s, i) {
+				i = skipLetters(s, i)
+				continue
+			}
+			f, n, ok := wordFigure(s, i)
+			if ok {
+				out = append(out, f)
+			}
+			i = n
+			continue
 		case currencySymbol(r) != "":
 			// A minus may stand before the sign ("-$2.5 million") or after it.
 			from, neg := i, false
@@ -192,10 +214,19 @@ func appendFigures(out []Figure, s string) []Figure {
 // figureStart marks the bytes a figure can start with.
 var figureStart = func() (t [256]bool) {
 	for b := range 256 {
-		t[b] = '0' <= b && b <= '9' || 'A' <= b && b <= 'Z' || b == '$' || b >= utf8.RuneSelf
+		t[b] = '0' <= b && b <= '9' || 'A' <= b && b <= 'Z' || b == '$' || b >= utf8.RuneSelf ||
+			strings.IndexByte("tfsen", byte(b)) >= 0 // the first letters of the number words
 	}
 	return t
 }()
+
+// skipLetters returns the end of the ASCII letters at i.
+func skipLetters(s string, i int) int {
+	for i < len(s) && 'a' <= s[i]|0x20 && s[i]|0x20 <= 'z' {
+		i++
+	}
+	return i
+}
 
 // minusBeforeDigit returns the length of a minus sign at s[j:] that a digit
 // follows, else 0.
@@ -485,6 +516,13 @@ func number(s string, i int, cur string, from int) (Figure, int, bool) {
 	if !ok {
 		return Figure{}, 0, false
 	}
+	f, end := measure(s, val, j, cur, from)
+	return f, end, true
+}
+
+// measure reads what follows the number val ending at j: percent,
+// multiple, ratio, currency, scale, duration or counted noun.
+func measure(s, val string, j int, cur string, from int) (Figure, int) {
 	integer := !strings.Contains(val, ".")
 	k := skipSpaces(s, j)
 	word, w := wordAt(s, k)
@@ -581,7 +619,7 @@ func number(s string, i int, cur string, from int) (Figure, int, bool) {
 		}
 	}
 	f.Text = strings.TrimSpace(s[from:end])
-	return f, end, true
+	return f, end
 }
 
 // decimal reads digits with thousands separators and a decimal point or

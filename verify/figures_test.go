@@ -45,7 +45,21 @@ func TestFigures(t *testing.T) {
 		// Day or month? No date, but its numbers: a claim holding it still needs them.
 		{"on 06/05/2024", []string{"number=6", "number=5", "year=2024"}},
 		{"EUR3.5m and USD250,000", []string{"amount:EUR=3500000", "amount:USD=250000"}},
-		{"", nil},
+		// Number words are figures only with a unit or a counted noun.
+		{"for a minimum of two years (four Go releases)", []string{"duration:year=2", "count:release=4"}},
+		{"There are two new dpkg status values; ten days, twenty-five business days, a two-year term",
+			[]string{"count:new=2", "duration:day=10", "duration:business_day=25", "duration:year=2"}},
+		{"within ten (10) Business Days, twenty\u00a0days, ten (12) days", []string{"duration:business_day=10", "duration:day=20",
+			"number=12"}}, // other digits in the parenthesis: no figure of the word
+		{"Three banks and five percent, twelve more months, three times EBITDA, seven dollars",
+			[]string{"count:bank=3", "percent=5", "duration:month=12", "multiple=3", "amount:USD=7"}},
+		// "one", "a", ordinals, names, idioms, determiners, fractions and
+		// larger phrases are no figure; nor is a word number alone.
+		{"one of the parties, no one else, one may argue, one party, a day, an hour, the first two", nil},
+		{"Formula One, the Big Four, Section Two applies, two-factor auth, two or three, in two, seven.", nil},
+		{"the two parties, both three, all three banks, two thirds of lenders, three quarters of the banks", nil},
+		{"two hundred days, two dozen banks, twenty five days, two thousand users, often, tense, nineteenth", nil},
+		{"two should apply, ten-fold, twofold, twenty-five-year, two hundred and five days", nil},
 	}
 	for _, tt := range tests {
 		var got []string
@@ -64,14 +78,20 @@ func TestFigures(t *testing.T) {
 func FuzzFigures(f *testing.F) {
 	f.Add("EUR 2,500.01 on 2025-03-31 within 14 calendar days, 3,25 to 1,00, RAG-41, 12,5 %", uint(0))
 	f.Add("Results (in EUR thousands)\n| | Note | 2024 |\n| Revenue | note 4 | 12,500 | -1,2 |\n(€'000) 7 in millions of US dollars\n3", uint(27))
+	f.Add("Three banks, twenty-five business days, a two-year term, the two parties, six Go releases", uint(5))
 	f.Add("$ in millions\nSales 3,200 up 25 bps, 0.5 pp; Clause 22.2.1 and § 4\nEUR m\t2,024", uint(14))
 	claim := []Figure{{Kind: "amount:EUR", Value: "1"}}
 	f.Fuzz(func(t *testing.T, s string, cut uint) {
-		for _, fig := range Figures(s) {
+		figs := Figures(s)
+		for _, fig := range figs {
 			if fig.Kind == "" || fig.Value == "" {
 				t.Fatalf("empty figure %+v in %q", fig, s)
 			}
+			if fig.Spelled && !strings.Contains(s, fig.Text) {
+				t.Fatalf("number word figure %+v is not text of %q", fig, s)
+			}
 		}
+
 		before, span := s[:cut%uint(len(s)+1)], s[cut%uint(len(s)+1):]
 		for _, fig := range appendEvidenceFigures(nil, span, before, claim) {
 			if !wellFormed(fig) {
@@ -189,6 +209,33 @@ func TestCheckFigures(t *testing.T) {
 			missing: []string{"amount:EUR=12500000"}},
 		{name: "another currency", claim: "USD 12.5 million", before: "(€m)\n", span: "Revenue 12.5",
 			missing: []string{"amount:USD=12500000"}},
+
+		// Number words: the same value in words or digits, either way.
+		{name: "words for digits", claim: "It takes effect after three years.", span: "It takes effect after 3 years."},
+		{name: "digits for words", claim: "It takes effect after 3 years.", span: "It takes effect after three years."},
+		{name: "words for words", claim: "maintained for at least two years (four Go releases)",
+			span: "maintained for a minimum of two years (four Go releases)"},
+		{name: "a word count for digits", claim: "a service provider must meet 2 overall conditions",
+			span: "a service provider must meet two overall conditions"},
+		{name: "words and digits, as contracts write them", claim: "within 10 business days", span: "within ten (10) Business Days"},
+		{name: "a hyphenated duration", claim: "for two years", span: "for a two-year period"},
+		{name: "one is no figure", claim: "If one party defaults, no one may object for a day.", span: "If a party defaults, nobody may object."},
+		{name: "the two is no figure", claim: "The two parties sign.", span: "Both parties sign."},
+		// A number word the evidence states no comparable figure for is
+		// not judged: absent is not wrong for a word.
+		{name: "a count word the quote does not state", claim: "dpkg has two new status values, triggers-pending and triggers-awaited.",
+			span: "'triggers-pending' and 'triggers-awaited', which lie between 'config-failed' and 'installed'"},
+		{name: "a duration word in another unit and value", claim: "It is due within two weeks.", span: "It is due within 14 days."},
+		{name: "a duration word against a count", claim: "It runs for two years.", span: "It runs for 2 releases."},
+		// A changed number word is caught as a changed digit is.
+		{name: "a changed duration word", claim: "It does not take effect for three years.",
+			span: "It does not take effect for two years.", missing: []string{"duration:year=3"}, contradicted: true},
+		{name: "a changed unit after a word", claim: "maintained for a minimum of two months",
+			span: "maintained for a minimum of two years", missing: []string{"duration:month=2"}},
+		{name: "a changed count word", claim: "for at least two years (six Go releases)",
+			span: "for a minimum of two years (four Go releases)", missing: []string{"count:release=6"}, contradicted: true},
+		{name: "a changed count word against digits", claim: "must meet three overall conditions",
+			span: "must meet 2 overall conditions", missing: []string{"count:overall=3"}, contradicted: true},
 	}
 	for _, tt := range tests {
 		claim := Figures(tt.claim)
@@ -283,6 +330,24 @@ func TestSpanContradicts(t *testing.T) {
 	for _, tt := range tests {
 		if _, got := spanContradicts(tt.claim, Figures(tt.quote), tt.span, ""); got != tt.contradicted {
 			t.Errorf("spanContradicts(%q, %q, %q) = %v, want %v", tt.claim, tt.quote, tt.span, got, tt.contradicted)
+		}
+	}
+}
+
+// TestChangedValuesWords: a loose quote's number word may be garbled in the
+// span as any word may; its digits may not.
+func TestChangedValuesWords(t *testing.T) {
+	tests := []struct {
+		quote, span string
+		changed     int
+	}{
+		{"does not take effect for two years", "does not take effect for tw0 years", 0},
+		{"does not take effect for 2 years", "does not take effect for two years", 0},
+		{"does not take effect for 3 years", "does not take effect for 2 years", 1},
+	}
+	for _, tt := range tests {
+		if got := changedValues(Figures(tt.quote), Figures(tt.span)); len(got) != tt.changed {
+			t.Errorf("changedValues(%q, %q) = %v, want %d changed", tt.quote, tt.span, got, tt.changed)
 		}
 	}
 }

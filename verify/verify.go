@@ -547,7 +547,7 @@ func checkFigures(claim, evidence []Figure) (missing []Figure, contradicted bool
 	inEvidence, inClaim := figureSet(evidence), figureSet(claim)
 	for i, f := range claim {
 		// An earlier equal figure of the claim has been judged already.
-		if inEvidence(f) || earlierFigure(claim, i) || countedAs(f, evidence) {
+		if inEvidence(f) || earlierFigure(claim, i) || countedAs(f, evidence) || f.Spelled && !spelledJudged(f, evidence) {
 			continue
 		}
 		missing = append(missing, f)
@@ -633,10 +633,12 @@ func hasFigure(figs []Figure, f Figure) bool {
 
 // changedValues returns the quote's figures whose value is not among the
 // span's: noise may garble the words around a figure, never its digits.
+// A number word is words: noise may garble it ("tw0 years"), so it is
+// left to the claim's own check.
 func changedValues(quote, span []Figure) []Figure {
 	var out []Figure
 	for _, q := range quote {
-		if !slices.ContainsFunc(span, func(s Figure) bool { return s.Value == q.Value }) {
+		if !q.Spelled && !slices.ContainsFunc(span, func(s Figure) bool { return s.Value == q.Value }) {
 			out = append(out, q)
 		}
 	}
