@@ -351,3 +351,29 @@ func TestChangedValuesWords(t *testing.T) {
 		}
 	}
 }
+
+// TestOneWrittenAsWord: a claim's 1 with a unit is found where the
+// evidence writes "one", "a" or "an" before the same words, and nowhere
+// else; another number is still missing, and a 1 is no contradiction of
+// the evidence's other figures of its kind.
+func TestOneWrittenAsWord(t *testing.T) {
+	for _, tt := range []struct {
+		claim, evidence string
+		missing         bool
+	}{
+		{"Claims are paid within 1 year.", "Claims are paid within one year.", false},
+		{"The notice period is 1 business day.", "The notice period is one business day.", false},
+		{"The fee is charged after 1 hour.", "The fee is charged after an hour.", false},
+		{"Reports are due in 1 month.", "Reports are due in a month, and appeals in 2 months.", false},
+		{"Claims are paid within 2 years.", "Claims are paid within one year.", true},
+		{"Claims are paid within 1 year.", "Claims are paid within one decade.", true},
+		{"Claims are paid within 1 year.", "Claims are paid within someone yearly.", true},
+	} {
+		claim := Figures(tt.claim)
+		ev := appendOnes(Figures(tt.evidence), claim, tt.evidence)
+		missing, contradicted := checkFigures(claim, ev)
+		if got := len(missing) > 0; got != tt.missing || (!tt.missing && contradicted) {
+			t.Errorf("%q citing %q: missing %v contradicted %v, want missing %v", tt.claim, tt.evidence, missing, contradicted, tt.missing)
+		}
+	}
+}

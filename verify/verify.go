@@ -173,6 +173,7 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 				c.figures[1] = appendEvidenceFigures(c.figures[1], g.figures, g.figuresBefore, c.figures[0])
 			}
 		}
+		c.figures[1] = appendOnes(c.figures[1], c.figures[0], evidence)
 		missing, contradicted = checkFigures(c.figures[0], c.figures[1])
 		if len(missing) > 0 {
 			missing = withoutOwnSections(missing, good, cr.Evidence)
@@ -586,6 +587,42 @@ func countedAs(f Figure, evidence []Figure) bool {
 		}
 	}
 	return found
+}
+
+// appendOnes adds to the evidence figures a 1 the evidence writes as a
+// word: a claim's "1 year" or "1 business day" is found in "one year", "a
+// year", "an hour". Number words are not figures of their own ("one" is a
+// pronoun as often as a number), so only a claim figure of 1 with a unit
+// or counted noun, written after it, is looked for.
+func appendOnes(ev, claim []Figure, evidence string) []Figure {
+	for _, f := range claim {
+		if f.Value != "1" || !(strings.HasPrefix(f.Kind, "duration:") || strings.HasPrefix(f.Kind, "count:")) {
+			continue
+		}
+		words := strings.TrimLeft(f.Text, "0123456789 ")
+		if words == "" || words == f.Text {
+			continue
+		}
+		for _, one := range [...]string{"one ", "a ", "an "} {
+			if containsPhraseFold(evidence, one+words) {
+				ev = append(ev, Figure{Kind: f.Kind, Value: "1", Text: one + words})
+				break
+			}
+		}
+	}
+	return ev
+}
+
+// containsPhraseFold reports whether s holds phrase, ignoring ASCII case,
+// as whole words.
+func containsPhraseFold(s, phrase string) bool {
+	for i := 0; i+len(phrase) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(phrase)], phrase) &&
+			(i == 0 || !isWordByte(s[i-1])) && (i+len(phrase) == len(s) || !isWordByte(s[i+len(phrase)])) {
+			return true
+		}
+	}
+	return false
 }
 
 // countLike reports whether a figure kind is a bare number or a count.
