@@ -113,15 +113,28 @@ func letterWord(s string, i int) (string, int) {
 	return s[i:j], j
 }
 
+// spelledValueFold is spelledValue of w in lower case, without the copy
+// strings.ToLower makes: every capitalised word of a claim asks.
+func spelledValueFold(w string) int {
+	if len(w) > len("seventeen") {
+		return 0
+	}
+	var b [len("seventeen")]byte
+	for k := range len(w) {
+		b[k] = w[k] | 0x20 // ASCII letters only: skipLetters read them
+	}
+	return spelledValue(string(b[:len(w)]))
+}
+
 // wordFigure reads a number word at i, a word start, with its unit or
 // counted noun. next is where scanning goes on: past the word when it is
 // no figure.
 func wordFigure(s string, i int) (f Figure, next int, ok bool) {
-	w, j := letterWord(s, i)
+	j := skipLetters(s, i)
 	if j < len(s) && isWordByte(s[j]) && !nbspAt(s, j) {
 		return Figure{}, j, false // "tenfold", "ten_x", "twoÿ": a word, not a number
 	}
-	v := spelledValue(w)
+	v := spelledValueFold(s[i:j])
 	if v < 2 || i > 0 && s[i-1] == '-' {
 		return Figure{}, j, false
 	}
