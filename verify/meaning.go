@@ -21,6 +21,9 @@ type meaningEvidence struct {
 	section          []string
 	document         string
 	version          string // its document version, whose opening names may hold too
+	// whole is set when the citation named no quote and no offsets: the
+	// span is the whole chunk, and says nothing of which sentence is meant.
+	whole bool
 }
 
 // meaningResult is what the checks found on one claim.

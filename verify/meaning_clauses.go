@@ -358,14 +358,19 @@ func (m *meaningScanner) modality(ci int, ev []mtext, al []alignment, res *meani
 	if c.modals == 0 || c.negModal {
 		return
 	}
+	verb := m.claim.modalHead(c)
 	var union uint16
 	restricted := false
 	for _, a := range al {
 		e := &ev[a.ev].clauses[a.clause]
-		if e.negModal {
+		modals, negModal := e.modals, e.negModal
+		if g, neg, ok := ev[a.ev].governingModal(e, m.claim.toks, verb); ok {
+			modals, negModal = g, neg
+		}
+		if negModal {
 			return
 		}
-		union |= e.modals
+		union |= modals
 		restricted = restricted || e.restricted
 	}
 	if union == 0 {
@@ -373,8 +378,13 @@ func (m *meaningScanner) modality(ci int, ev []mtext, al []alignment, res *meani
 	}
 	// A modal the quoted part of the evidence states anywhere is not more
 	// than it says (clause edges differ between a quote and its source).
+	// A citation of a whole chunk quotes nothing: "must" somewhere in it
+	// does not make the aligned "should" a "must".
 	var quoted uint16
 	for _, a := range al {
+		if m.evs[a.ev].whole {
+			continue
+		}
 		for j := range ev[a.ev].clauses {
 			if e := &ev[a.ev].clauses[j]; m.inSpan(a.ev, e) {
 				quoted |= e.modals
@@ -394,6 +404,45 @@ func (m *meaningScanner) modality(ci int, ev []mtext, al []alignment, res *meani
 		m.add(res, "modality", "qualifier_missing:restriction", claimWords, evWords+" only")
 		res.clarify = appendOnce(res.clarify, "restriction")
 	}
+}
+
+// modalHead is the token of the verb the clause's first modal governs
+// ("must use" → use), or -1.
+func (t *mtext) modalHead(c *mclause) int {
+	for _, mt := range t.matches {
+		if mt.kind == kModal && mt.from >= c.from && mt.from < c.to {
+			return t.head(mt.to-1, c)
+		}
+	}
+	return -1
+}
+
+// governingModal is, when an evidence clause holds two modals or more
+// ("should use Python 3 and must not be packaged for Python 2"), the one
+// nearest before the claim's verb: its value, and whether it is negated.
+// ok is false when the clause has one modal or the verb is not in it; the
+// clause's modals then stand.
+func (t *mtext) governingModal(c *mclause, claim []mtok, verb int) (modals uint16, neg, ok bool) {
+	if verb < 0 {
+		return 0, false, false
+	}
+	n, last := 0, -1
+	for k, mt := range t.matches {
+		if mt.kind == kModal && mt.from >= c.from && mt.from < c.to {
+			n++
+			if t.head(mt.to-1, c) >= 0 && t.toks[t.head(mt.to-1, c)].stem == claim[verb].stem {
+				last = k
+			}
+		}
+	}
+	if n < 2 || last < 0 {
+		return 0, false, false
+	}
+	mt := t.matches[last]
+	if t.negatedNear(mt.from, mt.to, c) {
+		return 0, true, true
+	}
+	return 1 << mt.value, false, true
 }
 
 func appendOnce(ss []string, s string) []string {

@@ -91,6 +91,18 @@ var meaningCases = []meaningCase{
 	{"may only dropped", "Employees may book business class.", "Employees may only book business class for flights over six hours.", "qualifier_missing:restriction"},
 	{"may only kept", "Employees may only book business class on long flights.", "Employees may only book business class for flights over six hours.", ""},
 	{"should for must", "Receipts must be kept for a year.", "Receipts should be kept.", reasonModality},
+	{"the modal of the claim's verb", "Applications must use Python 3.", "Applications should use Python 3 and must not be packaged for Python 2 as well.", reasonModality},
+	{"the modal of the claim's verb twin", "Applications should use Python 3.", "Applications should use Python 3 and must not be packaged for Python 2 as well.", ""},
+	{"the other verb's modal", "Applications must not be packaged for Python 2.", "Applications should use Python 3 and must not be packaged for Python 2 as well.", ""},
+	{"will for may", "Late payment will result in termination of the contract.", "Late payment may result in termination of the contract.", reasonModality},
+	{"will for may twin", "Late payment may lead to termination of the contract.", "Late payment may result in termination of the contract.", ""},
+	{"will for will", "The Agent will notify the Lenders.", "The Agent will promptly notify the Lenders.", ""},
+	{"may for will", "The Agent may notify the Lenders.", "The Agent will promptly notify the Lenders.", ""},
+	{"is required that for recommended", "It is required that every invoice carries a PO number.", "It is recommended that every invoice carries a PO number.", reasonModality},
+	{"is required that for must", "It is required that every invoice carries a PO number.", "Every invoice must carry a PO number.", ""},
+	{"must for discretion", "The court must reduce the fine for a first offence.", "The court has discretion to reduce the fine for a first offence.", reasonModality},
+	{"may for discretion", "The court may reduce the fine for a first offence.", "The court has discretion to reduce the fine for a first offence.", ""},
+	{"will for might", "The streams will still be open when the event fires.", "When the event fires, the streams might still be open.", reasonModality},
 	// exceptions
 	{"exception dropped", "Water damage is covered.", "Water damage is covered, unless the property lies in Flood Zone 3.", "qualifier_missing:exception"},
 	{"exception kept", "Water damage is covered unless the property is in Flood Zone 3.", "Water damage is covered, unless the property lies in Flood Zone 3.", ""},
@@ -116,6 +128,35 @@ var meaningCases = []meaningCase{
 	{"other party, other object", "The Insurer shall pay claims within 30 days.", "The Insured shall pay the premium annually. The Insurer shall settle claims within 30 days.", ""},
 	{"role swapped", "Alder Street Bank acts as arranger.", "Alder Street Bank, as agent, and Birch Capital, as arranger, signed the agreement.", reasonRole},
 	{"role twin", "Alder Street Bank acts as agent.", "Alder Street Bank, as agent, and Birch Capital, as arranger, signed the agreement.", ""},
+}
+
+// wholeChunkCases are citations that name no quote and no offsets: the
+// whole chunk is the span, so a modal elsewhere in it is not the aligned
+// sentence's.
+var wholeChunkCases = []meaningCase{
+	{"must elsewhere in the chunk", "Receipts must be kept for a year.", "Receipts should be kept for a year. Invoices must be paid within 30 days.", reasonModality},
+	{"must elsewhere in the chunk twin", "Invoices must be paid within 30 days.", "Receipts should be kept for a year. Invoices must be paid within 30 days.", ""},
+	{"should elsewhere in the chunk twin", "Receipts should be kept for a year.", "Receipts should be kept for a year. Invoices must be paid within 30 days.", ""},
+}
+
+func TestMeaningWholeChunk(t *testing.T) {
+	var m meaningScanner
+	for _, tc := range wholeChunkCases {
+		ev := meaningEvidence{context: tc.evidence, spanFrom: 0, spanTo: len(tc.evidence), chunk: tc.evidence, whole: true}
+		res := m.check(tc.claim, []meaningEvidence{ev})
+		got := ""
+		for _, f := range res.findings {
+			got += f.Reason + " "
+		}
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s: claim %q on %q: got %q, want %q", tc.name, tc.claim, tc.evidence, got, tc.want)
+		}
+		// Quoted, the same sentence pair passes: the quote's span states the must.
+		ev.whole = false
+		if res := m.check(tc.claim, []meaningEvidence{ev}); len(res.findings) > 0 && tc.want == "" {
+			t.Errorf("%s quoted: false finding %v", tc.name, res.findings)
+		}
+	}
 }
 
 func TestMeaningChecks(t *testing.T) {

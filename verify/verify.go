@@ -397,7 +397,9 @@ func (c *checker) evidence(e *Evidence, claim string) (EvidenceReport, accepted,
 			return er, accepted{}, "", err
 		}
 		er.Status, er.Match, er.Text = EvidenceOK, "", span
-		return er, acceptSpan(chunkText, bs, be, &er), Accept, nil
+		a := acceptSpan(chunkText, bs, be, &er)
+		a.meaning.whole = e.SourceStart == nil
+		return er, a, Accept, nil
 	}
 	m, bs, be := match.Locate(chunkText, e.Quote, match.Options{Hint: lo, MaxDistance: c.pol.FuzzyMaxDistance})
 	er.Match, er.Distance, er.Elided = string(m.Level), m.Distance, m.Elided
