@@ -136,6 +136,7 @@ func (m *meaningScanner) checkAll(claim string, evs []meaningEvidence) meaningRe
 	m.bounds(claim, evs, &res)
 	m.exceptions(ev, evs, aligned, &res)
 	m.names(evs, &res)
+	m.codeNames(evs, &res)
 	m.roles(evs, &res)
 	for i := range ev { // grown buffers, kept
 		if m.owned[i] {

@@ -47,6 +47,100 @@ func (m *meaningScanner) names(evs []meaningEvidence, res *meaningResult) {
 	}
 }
 
+// codeNames: a path, setting, identifier or package name of the claim
+// ("/usr/lib/python3/dist-packages", "panicnil=1", "pull.rebase",
+// "child_process.fork()", "python3-doc") that no accepted chunk, section
+// heading, document id or document opening holds, as written, is not
+// supported: code is a name whose every character counts, and an answer
+// that changes one names something the passage does not.
+func (m *meaningScanner) codeNames(evs []meaningEvidence, res *meaningResult) {
+	s := m.claim.s
+	for i := 0; i < len(s); {
+		for i < len(s) && isSpaceByte(s[i]) {
+			i++
+		}
+		j := i
+		for j < len(s) && !isSpaceByte(s[j]) {
+			j++
+		}
+		w := strings.Trim(s[i:j], "\"'`()[]{},;:.!?“”‘’")
+		i = j
+		if !codeLike(w) || m.codeHeld(evs, w) {
+			continue
+		}
+		m.add(res, "name", reasonName+":"+w, w, "")
+		res.unsupported = true
+	}
+}
+
+// codeLike reports whether a word of a claim is code: a path or URL, or a
+// word joined by an underscore, an equals sign, a dot between two
+// two-letter parts ("Node.js", not "e.g." or "x.f"), a call's "()", or a
+// hyphen in a lower-case word that starts with a letter and holds a digit
+// ("python3-doc"; "8-bit" is English). Numbers,
+// dates and versions ("1.21", "2024-06-30") are figures, not code.
+func codeLike(w string) bool {
+	if len(w) < 3 {
+		return false
+	}
+	letters, digits, upper := 0, 0, false
+	for k := 0; k < len(w); k++ {
+		switch c := w[k]; {
+		case 'a' <= c && c <= 'z':
+			letters++
+		case 'A' <= c && c <= 'Z':
+			letters, upper = letters+1, true
+		case '0' <= c && c <= '9':
+			digits++
+		}
+	}
+	if letters == 0 {
+		return false
+	}
+	switch {
+	case strings.Contains(w, "://"), w[0] == '/' && letters > 1, strings.Count(w, "/") >= 2,
+		strings.Contains(w, "()"):
+		return true
+	}
+	for k := 1; k+1 < len(w); k++ {
+		c := w[k]
+		if (c == '_' || c == '=') && isWordByteASCII(w[k-1]) && isWordByteASCII(w[k+1]) {
+			return true
+		}
+		if c == '.' && k >= 2 && k+2 < len(w) && asciiLetter(w[k-2]) && asciiLetter(w[k-1]) &&
+			asciiLetter(w[k+1]) && asciiLetter(w[k+2]) {
+			return true
+		}
+	}
+	return !upper && digits > 0 && asciiLetter(w[0]) && strings.Contains(w, "-")
+}
+
+func asciiLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+
+// codeHeld reports whether a cited chunk, its section headings, its
+// document id or its document's opening holds w, ignoring case.
+func (m *meaningScanner) codeHeld(evs []meaningEvidence, w string) bool {
+	for i := range evs {
+		e := &evs[i]
+		if containsFold(e.chunk, w) || containsFold(e.document, w) {
+			return true
+		}
+		for _, h := range e.section {
+			if containsFold(h, w) {
+				return true
+			}
+		}
+		if m.head != nil && containsFold(m.head(e.version), w) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsFold(s, w string) bool {
+	return strings.Contains(s, w) || strings.Contains(strings.ToLower(s), strings.ToLower(w))
+}
+
 // initials returns the first letters of the capitalized tokens [from, to).
 func (t *mtext) initials(from, to int) string {
 	var b [16]byte
