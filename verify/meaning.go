@@ -40,6 +40,7 @@ const (
 	reasonDirection = "direction_contradicted"
 	reasonPeriod    = "period_contradicted"
 	reasonModality  = "modality_differs"
+	reasonAntonym   = "antonym_contradicted"
 	reasonName      = "name_unsupported"
 	reasonRole      = "role_contradicted"
 )
@@ -129,6 +130,7 @@ func (m *meaningScanner) checkAll(claim string, evs []meaningEvidence) meaningRe
 		if len(aligned[ci]) > 0 {
 			m.polarity(ci, ev, aligned[ci], &res)
 			m.trend(ci, ev, aligned[ci], &res)
+			m.antonym(ci, ev, aligned[ci], &res)
 			m.modality(ci, ev, aligned[ci], &res)
 			m.period(ci, ev, aligned[ci], &res)
 		}

@@ -406,6 +406,50 @@ func (m *meaningScanner) modality(ci int, ev []mtext, al []alignment, res *meani
 	}
 }
 
+// antonym: a word of the claim whose opposite the aligned evidence clause
+// says, without the claim's own word ("may be relative" citing "must be
+// absolute", "are honored" citing "are ignored"). Neither clause may hold
+// a negator: "disabled" for "not enabled" says the same, and two
+// negations are the polarity check's.
+func (m *meaningScanner) antonym(ci int, ev []mtext, al []alignment, res *meaningResult) {
+	c := &m.claim.clauses[ci]
+	if c.negs > 0 {
+		return
+	}
+	for _, a := range al {
+		if ev[a.ev].clauses[a.clause].negs > 0 {
+			return
+		}
+	}
+	for k := c.from; k < c.to; k++ {
+		opposites := lex.antonyms[m.claim.toks[k].stem]
+		if len(opposites) == 0 {
+			continue
+		}
+		said, other := false, ""
+		for _, a := range al {
+			et := &ev[a.ev]
+			e := &et.clauses[a.clause]
+			for j := e.from; j < e.to; j++ {
+				st := et.toks[j].stem
+				if st == m.claim.toks[k].stem {
+					said = true
+				}
+				for _, o := range opposites {
+					if st == o && other == "" {
+						other = et.words(j, j+1)
+					}
+				}
+			}
+		}
+		if !said && other != "" {
+			m.add(res, "polarity", reasonAntonym, m.claim.words(k, k+1), other)
+			res.contradicted = true
+			return
+		}
+	}
+}
+
 // modalHead is the token of the verb the clause's first modal governs
 // ("must use" → use), or -1.
 func (t *mtext) modalHead(c *mclause) int {

@@ -37,6 +37,7 @@ type meaningWords struct {
 	PartialNegation    []string              `json:"partial_negation"`
 	OpenComplements    []string              `json:"open_complements"`
 	ScopeConjunctions  []string              `json:"scope_conjunctions"`
+	Antonyms           [][2][]string         `json:"antonyms"`
 }
 
 // Phrase kinds; a phrase's value says which bound, period, trend or modal.
@@ -107,6 +108,7 @@ type lexicon struct {
 	drugTails    map[string]bool // last three letters of the suffixes: a cheap first test
 	table        wordTable       // words, for the scanner's lookups
 	maxWord      int             // bytes of the lexicon's longest word
+	antonyms     map[string][]string // stem -> the stems of its opposites
 }
 
 // wordTable is an open-addressing table of the lexicon's words keyed by
@@ -249,6 +251,16 @@ func parseLexicon(b []byte) (*lexicon, error) {
 	}
 	for w, base := range l.irregular {
 		word(w).irregular = base
+	}
+	l.antonyms = map[string][]string{}
+	for _, pair := range w.Antonyms {
+		for side := range 2 {
+			for _, a := range pair[side] {
+				for _, b := range pair[1-side] {
+					l.antonyms[stem(a)] = append(l.antonyms[stem(a)], stem(b))
+				}
+			}
+		}
 	}
 	l.table = newWordTable(l.words)
 	for w := range l.words {
