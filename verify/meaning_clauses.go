@@ -25,6 +25,10 @@ func (m *meaningScanner) polarity(ci int, ev []mtext, al []alignment, res *meani
 		}
 		pc, kc := m.claim.relevantNegs(c, et, e)
 		pe, ke := et.relevantNegs(e, &m.claim, c)
+		if pc == 1 && pe == 1 && len(al) == 1 && kc >= 0 && ke >= 0 {
+			m.swappedDenial(res, c, kc, et, e, ke)
+			return
+		}
 		if pc%2 == pe%2 {
 			return
 		}
@@ -46,32 +50,10 @@ func (m *meaningScanner) polarity(ci int, ev []mtext, al []alignment, res *meani
 // deniedOnly reports, and adds as a finding, that negator k of clause
 // negClause denies a word that clause otherClause of other states plainly.
 func (m *meaningScanner) deniedOnly(res *meaningResult, negText *mtext, negClause *mclause, k int, other *mtext, otherClause *mclause) bool {
-	denied, match := negText.denies(k, negClause, other, otherClause)
-	// The denied word must be stated plainly on the other side, denied
-	// nowhere there, and not also stated plainly beside the negation:
-	// clause edges that differ between a quote and its source (joined
-	// lines, list items) then cannot fake a difference.
-	if denied < 0 || match < 0 || other.toks[match].negated || other.negates(negText.toks[denied].hash) ||
-		negText.plain(negClause, negText.toks[denied].hash, denied) {
+	negWords, otherWords, ok := m.deniedPlainly(negText, negClause, k, other, otherClause)
+	if !ok {
 		return false
 	}
-	// The other side denies the negation's head itself, in another clause:
-	// the two draw the clause edges differently (a heading "No mandate"
-	// run into the sentence after it), and the negation is on both.
-	if h := negText.head(k, negClause); h >= 0 && h != denied && other.negates(negText.toks[h].hash) {
-		return false
-	}
-	// A word inside "whether …" is asked about, not stated: "controls
-	// whether the command will follow symlinks" states no following.
-	if other.open(otherClause, match) || negText.open(negClause, denied) {
-		return false
-	}
-	from := k
-	if from > negClause.from && negText.toks[from-1].flags&fAux != 0 {
-		from--
-	}
-	negWords := negText.words(min(from, denied), max(k, denied)+1)
-	otherWords := other.words(match, match+1)
 	if negText == &m.claim {
 		m.add(res, "polarity", reasonPolarity, negWords, otherWords)
 	} else {
@@ -79,6 +61,60 @@ func (m *meaningScanner) deniedOnly(res *meaningResult, negText *mtext, negClaus
 	}
 	res.contradicted = true
 	return true
+}
+
+// swappedDenial: each side denies one thing, and each denies what the
+// other states plainly ("python3-pyxdg rather than python3-xdg" citing
+// "python3-xdg and not python3-pyxdg"). One side alone is not enough:
+// "not full or not empty" against "not empty" denies different words
+// that both sides may hold.
+func (m *meaningScanner) swappedDenial(res *meaningResult, c *mclause, kc int, et *mtext, e *mclause, ke int) {
+	// Two different words, neither a negator itself ("excluded" denies
+	// itself): the same denial on both sides is agreement.
+	dc, _ := m.claim.denies(kc, c, et, e)
+	de, _ := et.denies(ke, e, &m.claim, c)
+	if dc < 0 || de < 0 || m.claim.toks[dc].neg || et.toks[de].neg || m.claim.toks[dc].hash == et.toks[de].hash {
+		return
+	}
+	cw, ew, ok1 := m.deniedPlainly(&m.claim, c, kc, et, e)
+	if !ok1 {
+		return
+	}
+	if _, _, ok2 := m.deniedPlainly(et, e, ke, &m.claim, c); ok2 {
+		m.add(res, "polarity", reasonPolarity, cw, ew)
+		res.contradicted = true
+	}
+}
+
+// deniedPlainly reports whether negator k of clause negClause denies a
+// word that clause otherClause of other states plainly, with the words of
+// both.
+func (m *meaningScanner) deniedPlainly(negText *mtext, negClause *mclause, k int, other *mtext, otherClause *mclause) (string, string, bool) {
+	denied, match := negText.denies(k, negClause, other, otherClause)
+	// The denied word must be stated plainly on the other side, denied
+	// nowhere there, and not also stated plainly beside the negation:
+	// clause edges that differ between a quote and its source (joined
+	// lines, list items) then cannot fake a difference.
+	if denied < 0 || match < 0 || other.toks[match].negated || other.negates(negText.toks[denied].hash) ||
+		negText.plain(negClause, negText.toks[denied].hash, denied) {
+		return "", "", false
+	}
+	// The other side denies the negation's head itself, in another clause:
+	// the two draw the clause edges differently (a heading "No mandate"
+	// run into the sentence after it), and the negation is on both.
+	if h := negText.head(k, negClause); h >= 0 && h != denied && other.negates(negText.toks[h].hash) {
+		return "", "", false
+	}
+	// A word inside "whether …" is asked about, not stated: "controls
+	// whether the command will follow symlinks" states no following.
+	if other.open(otherClause, match) || negText.open(negClause, denied) {
+		return "", "", false
+	}
+	from := k
+	if from > negClause.from && negText.toks[from-1].flags&fAux != 0 {
+		from--
+	}
+	return negText.words(min(from, denied), max(k, denied)+1), other.words(match, match+1), true
 }
 
 // partial reports whether negator k of clause c is partial: a quantifier

@@ -75,7 +75,8 @@ func (m *meaningScanner) codeNames(evs []meaningEvidence, res *meaningResult) {
 
 // codeLike reports whether a word of a claim is code: a path or URL, or a
 // word joined by an underscore, an equals sign, a dot between two
-// two-letter parts ("Node.js", not "e.g." or "x.f"), a call's "()", or a
+// two-letter parts of a lower-case word ("pull.rebase"; not "e.g.", "x.f"
+// or the product name "Node.js"), a call's "()", or a
 // hyphen in a lower-case word that starts with a letter and holds a digit
 // ("python3-doc"; "8-bit" is English). Numbers,
 // dates and versions ("1.21", "2024-06-30") are figures, not code.
@@ -107,7 +108,7 @@ func codeLike(w string) bool {
 		if (c == '_' || c == '=') && isWordByteASCII(w[k-1]) && isWordByteASCII(w[k+1]) {
 			return true
 		}
-		if c == '.' && k >= 2 && k+2 < len(w) && asciiLetter(w[k-2]) && asciiLetter(w[k-1]) &&
+		if c == '.' && !upper && k >= 2 && k+2 < len(w) && asciiLetter(w[k-2]) && asciiLetter(w[k-1]) &&
 			asciiLetter(w[k+1]) && asciiLetter(w[k+2]) {
 			return true
 		}

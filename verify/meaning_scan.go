@@ -393,6 +393,9 @@ func (t *mtext) phrases() {
 	for _, m := range t.matches {
 		switch m.kind {
 		case kBound, kTiming, kNotNeg:
+			if m.kind == kNotNeg && orNotDenies(toks, m) {
+				break
+			}
 			for k := m.from; k < m.to; k++ {
 				toks[k].neg = false
 			}
@@ -413,6 +416,16 @@ func (t *mtext) phrases() {
 			}
 		}
 	}
+}
+
+// orNotDenies reports whether "or not" is a negator after all: "not full
+// or not empty" denies "empty"; "whether or not …" and "… or not." deny
+// nothing.
+func orNotDenies(toks []mtok, m pmatch) bool {
+	if toks[m.from].w != "or" || m.from > 0 && toks[m.from-1].w == "whether" {
+		return false
+	}
+	return m.to < len(toks) && toks[m.to].brk == brkNone
 }
 
 // follows reports whether the tokens after i are words, with no clause

@@ -16,6 +16,7 @@ var meaningWordsJSON []byte
 type meaningWords struct {
 	Irregular          map[string]string     `json:"irregular"`
 	Negators           []string              `json:"negators"`
+	NegatorPhrases     [][]string            `json:"negator_phrases"`
 	NegativePredicates map[string][]string   `json:"negative_predicates"`
 	NotNegations       [][]string            `json:"not_negations"`
 	Bounds             map[string][][]string `json:"bounds"`
@@ -192,6 +193,9 @@ func parseLexicon(b []byte) (*lexicon, error) {
 	}
 	for _, n := range w.Negators {
 		add([]string{n}, kNeg, 0)
+	}
+	for _, p := range w.NegatorPhrases {
+		add(p, kNeg, 0)
 	}
 	for _, p := range w.NotNegations {
 		add(p, kNotNeg, 0)
