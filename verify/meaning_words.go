@@ -106,9 +106,9 @@ type lexicon struct {
 	irregular    map[string]string   // "paid" -> "pay"
 	periodNames  []string
 	drugSuffixes []string
-	drugTails    map[string]bool // last three letters of the suffixes: a cheap first test
-	table        wordTable       // words, for the scanner's lookups
-	maxWord      int             // bytes of the lexicon's longest word
+	drugTails    map[string]bool     // last three letters of the suffixes: a cheap first test
+	table        wordTable           // words, for the scanner's lookups
+	maxWord      int                 // bytes of the lexicon's longest word
 	antonyms     map[string][]string // stem -> the stems of its opposites
 }
 
