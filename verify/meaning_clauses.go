@@ -110,6 +110,15 @@ func (m *meaningScanner) deniedPlainly(negText *mtext, negClause *mclause, k int
 	if other.open(otherClause, match) || negText.open(negClause, denied) {
 		return "", "", false
 	}
+	// The negation's own predicate is absent from the other clause, and
+	// the other side denies, in another clause, what shares two words of
+	// the negated one ("does not limit a map's size" against a sentence on
+	// maps and "the initial capacity does not bound its size"): the
+	// clauses lined up by the words around the negation, not by it.
+	if h := negText.head(k, negClause); h >= 0 && !other.has(otherClause, negText.toks[h].hash) &&
+		other.deniesAlike(otherClause, negText, negClause) {
+		return "", "", false
+	}
 	from := k
 	if from > negClause.from && negText.toks[from-1].flags&fAux != 0 {
 		from--
@@ -149,6 +158,29 @@ func (t *mtext) negates(h uint32) bool {
 	for k := range t.toks {
 		if t.toks[k].hash == h && t.toks[k].negated {
 			return true
+		}
+	}
+	return false
+}
+
+// has reports whether the clause holds a word of stem hash h.
+func (t *mtext) has(c *mclause, h uint32) bool {
+	for k := c.from; k < c.to; k++ {
+		if t.toks[k].hash == h {
+			return true
+		}
+	}
+	return false
+}
+
+// deniesAlike reports whether a clause of t other than skip holds a
+// negator and shares two content words or more with clause c of u.
+func (t *mtext) deniesAlike(skip *mclause, u *mtext, c *mclause) bool {
+	for j := range t.clauses {
+		if e := &t.clauses[j]; e != skip && e.negs > 0 {
+			if shared, _ := u.overlap(c, t, e); shared >= 2 {
+				return true
+			}
 		}
 	}
 	return false

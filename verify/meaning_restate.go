@@ -308,7 +308,7 @@ func quietAround(src *sides, bTo, at, end, aFrom int) bool {
 	// before the first one after it.
 	start := 0
 	for i, w := range bw {
-		if w.e != nil && w.e.flags&(fClauseBreak|fConditional) != 0 {
+		if w.e != nil && w.e.flags&(fClauseBreak|fConditional) != 0 && !(i > 0 && parentheticalIn(ctx, bw[i-1], w)) {
 			start = i + 1
 		}
 	}
@@ -320,7 +320,8 @@ func quietAround(src *sides, bTo, at, end, aFrom int) bool {
 	stop := len(aw)
 	semi := strings.IndexAny(after, ";:")
 	for i, w := range aw {
-		if semi >= 0 && w.at > aFrom+semi || w.e != nil && w.e.flags&(fClauseBreak|fConditional) != 0 {
+		if semi >= 0 && w.at > aFrom+semi || w.e != nil && w.e.flags&(fClauseBreak|fConditional) != 0 &&
+			!(i > 0 && parentheticalIn(ctx, aw[i-1], w)) {
 			stop = i
 			break
 		}
@@ -341,6 +342,21 @@ func quietAround(src *sides, bTo, at, end, aFrom int) bool {
 	rb, _ := src.of(at-min(at, 64), at, b1[:16])
 	ra, _ := src.of(end, end+min(len(ctx)-end, 64), b2[:8])
 	return !phraseAcross(tail(rb, 4), cb) && !phraseAcross(tail(ce, 4), ra)
+}
+
+// parentheticalIn reports whether w is a word the scanner's parenthetical
+// reads as no break: set off by commas after a negator or an auxiliary
+// ("are not, however, customizable").
+func parentheticalIn(ctx string, before, w sideWord) bool {
+	if !parentheticalWords[strings.ToLower(w.w)] {
+		return false
+	}
+	b := strings.ToLower(before.w)
+	if b != "not" && b != "never" && !strings.HasSuffix(b, "n't") && !strings.HasSuffix(b, "n’t") && (before.e == nil || before.e.flags&fAux == 0) {
+		return false
+	}
+	end := w.at + len(w.w)
+	return strings.HasSuffix(strings.TrimRight(ctx[:w.at], " "), ",") && strings.HasPrefix(strings.TrimLeft(ctx[end:], " "), ",")
 }
 
 func tail(ws []sideWord, n int) []sideWord { return ws[len(ws)-min(len(ws), n):] }

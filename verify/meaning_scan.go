@@ -243,6 +243,7 @@ func (t *mtext) classify(tok *mtok) {
 	// A break the words make, not the punctuation, does not part a phrase:
 	// "only if", "but only" stay exceptions.
 	tok.soft = tok.brk >= brkClause && hard < brkClause
+	t.parenthetical(tok, hard)
 	if tok.info != nil && tok.info.irregular != "" {
 		tok.stem = tok.info.irregular
 	} else {
@@ -254,6 +255,28 @@ func (t *mtext) classify(tok *mtok) {
 	} else {
 		tok.hash = fnv32(tok.stem)
 	}
+}
+
+// parentheticalWords stand between commas inside a clause ("are not,
+// however, customizable"): they break nothing.
+var parentheticalWords = map[string]bool{"however": true, "therefore": true, "moreover": true, "furthermore": true,
+	"nevertheless": true, "nonetheless": true, "thus": true, "indeed": true}
+
+// parenthetical joins a clause across a word set off by commas after a
+// negator or an auxiliary: tok follows the word, its comma is hard.
+func (t *mtext) parenthetical(tok *mtok, hard uint8) {
+	n := len(t.toks)
+	if hard != brkComma || n < 3 || &t.toks[n-1] != tok {
+		return
+	}
+	word, before := &t.toks[n-2], &t.toks[n-3]
+	if !parentheticalWords[word.w] || word.start == 0 || t.s[word.start-1] != ' ' && t.s[word.start-1] != ',' ||
+		!strings.HasSuffix(strings.TrimRight(t.s[:word.start], " "), ",") ||
+		before.w != "not" && before.w != "never" && before.flags&fAux == 0 {
+		return
+	}
+	word.brk, word.soft, word.content = brkNone, false, false
+	tok.brk, tok.soft = brkNone, false
 }
 
 func fnv32(s string) uint32 {

@@ -127,6 +127,13 @@ var meaningCases = []meaningCase{
 	{"rather than", "The module is packaged as python3-xdg rather than python3-pyxdg.", "The module is packaged as python3-xdg and not python3-pyxdg.", ""},
 	{"rather than, the other way", "The module is packaged as python3-pyxdg rather than python3-xdg.", "The module is packaged as python3-xdg and not python3-pyxdg.", reasonPolarity},
 	{"instead of", "Classes are given per column instead of per variable.", "Classes are specified per column, not per variable.", ""},
+	{"not, however,", "These cannot be customized.", "These are not, however, customizable in any way.", ""},
+	{"not, however, dropped", "These can be customized in every way.", "These are not, however, customizable in any way.", reasonPolarity},
+	{"however between clauses still breaks", "Fees are refundable.", "Fees are not refundable, however, the deposit is returned.", reasonPolarity},
+	{"negated in another clause, predicate in other words", "The capacity hint given to make does not limit a map's size.",
+		"Make takes the map type and an optional capacity hint as arguments. The initial capacity does not bound its size.", ""},
+	{"negation dropped, predicate shared", "The capacity hint given to make limits a map's size.",
+		"The capacity hint given to make does not limit a map's size. Make takes the map type and a capacity hint; a nil map has no capacity.", reasonPolarity},
 	// exceptions
 	{"exception dropped", "Water damage is covered.", "Water damage is covered, unless the property lies in Flood Zone 3.", "qualifier_missing:exception"},
 	{"exception kept", "Water damage is covered unless the property is in Flood Zone 3.", "Water damage is covered, unless the property lies in Flood Zone 3.", ""},
@@ -221,7 +228,8 @@ func TestRestatesIsExact(t *testing.T) {
 	}
 	texts = append(texts, "The Net Leverage Ratio shall not exceed 3.25 to 1.00 unless the Agent agrees.",
 		"For the avoidance of doubt, the Lender must not encrypt backup media in the currency of the expense.",
-		"Employees may only book business class for flights over six hours, and never on weekends.")
+		"Employees may only book business class for flights over six hours, and never on weekends.",
+		"These aren't, however, customizable in any way, and the deposit is, therefore, kept.")
 	skipped := 0
 	for _, text := range texts {
 		ws := strings.Fields(text)
