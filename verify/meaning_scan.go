@@ -439,7 +439,55 @@ func (t *mtext) phrases() {
 			}
 		}
 	}
+	t.negatedBounds()
 }
+
+// negatedBounds turns a bound or timing that a negator denies, with at
+// most two words between them in its clause (a timing: right before it),
+// the other way, and the
+// negator into part of it: "has not received more than two" is "has
+// received no more than two", "does not exceed" is "at most", "not
+// before" is "on or after". The polarity check then reads no negation
+// there, and the bound check compares the bound as meant.
+func (t *mtext) negatedBounds() {
+	toks := t.toks
+	for mi := range t.matches {
+		m := &t.matches[mi]
+		if m.kind != kBound && m.kind != kTiming ||
+			m.kind == kBound && (!comparisonWords[toks[m.from].w] || !t.figureAt(m.to)) {
+			continue // "not acknowledged within 6 days" denies the acknowledging, "not … under the assumption" the optimising
+		}
+		reach := 3 // "has not received more than two"
+		if m.kind == kTiming {
+			reach = 1 // "not before"; "must not be dropped before" denies the dropping
+		}
+		for k := m.from - 1; k >= 0 && k >= m.from-reach; k-- {
+			if toks[k+1].brk >= brkComma {
+				break
+			}
+			if toks[k].neg {
+				toks[k].neg = false
+				m.value ^= 1 // vMin <-> vMax, vBefore <-> vAfter
+				break
+			}
+		}
+	}
+}
+
+// figureAt reports whether token k starts a figure: digits, a currency
+// sign's number or a number word ("more than two").
+func (t *mtext) figureAt(k int) bool {
+	if k >= len(t.toks) || t.toks[k].brk >= brkComma {
+		return false
+	}
+	w := t.toks[k].w
+	return w[0] >= '0' && w[0] <= '9' || spelledValue(w) > 0 || k > 0 && strings.ContainsAny(t.s[t.toks[k-1].end:t.toks[k].start], "$€£¥")
+}
+
+// comparisonWords start the bounds a negator before them turns around.
+var comparisonWords = map[string]bool{"more": true, "greater": true, "higher": true, "fewer": true, "less": true,
+	"lower": true, "exceed": true, "exceeds": true, "exceeding": true, "exceeded": true, "above": true, "below": true,
+	"over": true, "under": true}
 
 // orNotDenies reports whether "or not" is a negator after all: "not full
 // or not empty" denies "empty"; "whether or not …" and "… or not." deny

@@ -134,6 +134,11 @@ var meaningCases = []meaningCase{
 		"Make takes the map type and an optional capacity hint as arguments. The initial capacity does not bound its size.", ""},
 	{"negation dropped, predicate shared", "The capacity hint given to make limits a map's size.",
 		"The capacity hint given to make does not limit a map's size. Make takes the map type and a capacity hint; a nil map has no capacity.", reasonPolarity},
+	{"not received more than", "The institution has received no more than two notices.", "The institution has not received more than two notices.", ""},
+	{"not received more than, bound flipped", "The institution has received more than two notices.", "The institution has not received more than two notices.", reasonDirection},
+	{"not acknowledged within", "If a report is not acknowledged within 6 days, the reporter may escalate.", "If you do not receive an acknowledgement of your report within 6 days, you may escalate.", ""},
+	{"not … under, no figure", "A compiler may optimize code under the assumption that overflow does not occur.", "A compiler may not optimize code under the assumption that overflow does not occur.", reasonPolarity},
+	{"does not in fact exceed", "The ratio is at most 3.00 to 1.", "The ratio does not in fact exceed 3.00 to 1.", ""},
 	// exceptions
 	{"exception dropped", "Water damage is covered.", "Water damage is covered, unless the property lies in Flood Zone 3.", "qualifier_missing:exception"},
 	{"exception kept", "Water damage is covered unless the property is in Flood Zone 3.", "Water damage is covered, unless the property lies in Flood Zone 3.", ""},
