@@ -194,6 +194,11 @@ func appendFigures(out []Figure, s string) []Figure {
 				from = m
 			}
 			if f, n, ok := number(s, i, "", from); ok {
+				// "RFC 2047", "ISO 9001": a standard's designation, not
+				// a year or a count of what follows it.
+				if m < 0 && (f.Kind == "year" || strings.HasPrefix(f.Kind, "count:")) && designationBefore(s, i) {
+					f.Kind = "number"
+				}
 				// "Clause 22.2.1": the number after a reference word, and
 				// the parts dotted onto it, name a clause, whatever word
 				// follows ("Clause 7 applies" counts no applies).
@@ -797,6 +802,28 @@ func referenceBefore(s string, i int) bool {
 	}
 	return referenceWords[string(buf[:j-k])]
 }
+
+// designationBefore reports whether the number at i follows a word of two
+// to six capitals that names a standard or a series ("RFC", "ISO", "IEC"):
+// not a fiscal or calendar year ("FY 2024") and no currency code.
+func designationBefore(s string, i int) bool {
+	j := i
+	for j > 0 && s[j-1] == ' ' {
+		j--
+	}
+	k := j
+	for k > 0 && j-k <= 6 && 'A' <= s[k-1] && s[k-1] <= 'Z' {
+		k--
+	}
+	if j-k < 2 || j-k > 6 || j == i || k > 0 && isWordByte(s[k-1]) {
+		return false
+	}
+	w := s[k:j]
+	return !yearAcronyms[w] && !currencyCodes[w]
+}
+
+// yearAcronyms stand before a year, which stays one.
+var yearAcronyms = map[string]bool{"FY": true, "CY": true, "AD": true, "BC": true, "CE": true, "BCE": true, "AY": true, "MY": true}
 
 // numberWords abbreviate "number" before a numeral, with their period.
 var numberWords = map[string]bool{"no": true, "nos": true, "nr": true}

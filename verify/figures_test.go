@@ -176,6 +176,12 @@ func TestCheckFigures(t *testing.T) {
 		{name: "pp against a percent and pp", claim: "the margin, 2.5%, rose 0.25%", span: "the margin rose 0.25 pp to 2.5%",
 			missing: []string{"percent=0.25"}},
 
+		{name: "a standard's number is no year", claim: "headers are encoded with RFC 2047, and", span: "uses RFC 2047 encoding for headers"},
+		{name: "a standard's number changed", claim: "headers are encoded with RFC 2048, and", span: "uses RFC 2047 encoding for headers",
+			missing: []string{"number=2048"}},
+		{name: "a fiscal year stays a year", claim: "revenue rose in FY 2024.", span: "revenue rose in FY 2023",
+			missing: []string{"year=2024"}, contradicted: true},
+
 		{name: "table in EUR m", claim: "Revenue was EUR 12.5 million.", before: "Group results (€m)\n| | 2024 | 2023 |\n",
 			span: "| Revenue | 12.5 | 11.0 |"},
 		{name: "table in EUR m, full amount", claim: "Revenue was €12,500,000.", before: "(in EUR million)\n", span: "Revenue 12.5"},
