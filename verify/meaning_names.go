@@ -63,14 +63,39 @@ func (m *meaningScanner) codeNames(evs []meaningEvidence, res *meaningResult) {
 		for j < len(s) && !isSpaceByte(s[j]) {
 			j++
 		}
-		w := strings.Trim(s[i:j], "\"'`()[]{},;:.!?“”‘’")
+		field := s[i:j]
 		i = j
+		if !codeMark(field) {
+			continue // most words of a claim
+		}
+		w := strings.Trim(field, "\"'`()[]{},;:.!?“”‘’")
 		if !codeLike(w) || m.codeHeld(evs, w) {
 			continue
 		}
 		m.add(res, "name", reasonName+":"+w, w, "")
 		res.unsupported = true
 	}
+}
+
+// codeMark reports whether a field holds a mark code needs: a slash, an
+// underscore, an equals sign, a parenthesis, a hyphen after its first
+// byte, or a dot before a word character (not a sentence's stop).
+func codeMark(f string) bool {
+	for k := 0; k < len(f); k++ {
+		switch f[k] {
+		case '/', '_', '=', '(':
+			return true
+		case '-':
+			if k > 0 {
+				return true
+			}
+		case '.':
+			if k+1 < len(f) && isWordByteASCII(f[k+1]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // codeLike reports whether a word of a claim is code: a path or URL, or a
