@@ -110,6 +110,11 @@ func (m *meaningScanner) deniedPlainly(negText *mtext, negClause *mclause, k int
 	if other.open(otherClause, match) || negText.open(negClause, denied) {
 		return "", "", false
 	}
+	// The other side says the negated word's opposite: "is disabled" for
+	// "is not enabled" states the same.
+	if h := negText.head(k, negClause); h >= 0 && other.hasAntonym(otherClause, negText.toks[h].stem) {
+		return "", "", false
+	}
 	// The negation's own predicate is absent from the other clause, and
 	// the other side denies, in another clause, what shares two words of
 	// the negated one ("does not limit a map's size" against a sentence on
@@ -168,6 +173,19 @@ func (t *mtext) has(c *mclause, h uint32) bool {
 	for k := c.from; k < c.to; k++ {
 		if t.toks[k].hash == h {
 			return true
+		}
+	}
+	return false
+}
+
+// hasAntonym reports whether the clause holds an opposite of stem st.
+func (t *mtext) hasAntonym(c *mclause, st string) bool {
+	opposites := lex.antonyms[st]
+	for k := c.from; k < c.to && len(opposites) > 0; k++ {
+		for _, o := range opposites {
+			if t.toks[k].stem == o {
+				return true
+			}
 		}
 	}
 	return false
@@ -475,10 +493,12 @@ func (m *meaningScanner) modality(ci int, ev []mtext, al []alignment, res *meani
 }
 
 // antonym: a word of the claim whose opposite the aligned evidence clause
-// says, without the claim's own word ("may be relative" citing "must be
-// absolute", "are honored" citing "are ignored"). Neither clause may hold
-// a negator: "disabled" for "not enabled" says the same, and two
-// negations are the polarity check's.
+// says, where neither the evidence's sentences hold the claim's own word
+// nor the claim's clause the opposite ("may be relative" citing "must be
+// absolute", "are honored" citing "are ignored"; "arithmetic for signed
+// and logical for unsigned" pairs both, which is the roles' business).
+// Neither clause may hold a negator: "disabled" for "not enabled" says
+// the same, and two negations are the polarity check's.
 func (m *meaningScanner) antonym(ci int, ev []mtext, al []alignment, res *meaningResult) {
 	c := &m.claim.clauses[ci]
 	if c.negs > 0 {
@@ -494,7 +514,12 @@ func (m *meaningScanner) antonym(ci int, ev []mtext, al []alignment, res *meanin
 		if len(opposites) == 0 {
 			continue
 		}
-		said, other := false, ""
+		said, other := m.claim.hasAntonym(c, m.claim.toks[k].stem), ""
+		for i := range ev {
+			for j := range ev[i].toks {
+				said = said || ev[i].toks[j].stem == m.claim.toks[k].stem
+			}
+		}
 		for _, a := range al {
 			et := &ev[a.ev]
 			e := &et.clauses[a.clause]

@@ -139,6 +139,15 @@ var meaningCases = []meaningCase{
 	{"not acknowledged within", "If a report is not acknowledged within 6 days, the reporter may escalate.", "If you do not receive an acknowledgement of your report within 6 days, you may escalate.", ""},
 	{"not … under, no figure", "A compiler may optimize code under the assumption that overflow does not occur.", "A compiler may not optimize code under the assumption that overflow does not occur.", reasonPolarity},
 	{"does not in fact exceed", "The ratio is at most 3.00 to 1.", "The ratio does not in fact exceed 3.00 to 1.", ""},
+	// antonyms
+	{"relative for absolute", "A file trigger's pathname may be relative.", "A file trigger's pathname must be absolute.", reasonAntonym},
+	{"absolute kept", "A file trigger's pathname must be absolute.", "A file trigger's pathname must be absolute.", ""},
+	{"ignored for honored", "Directives in dependency modules are honored.", "Directives in dependency modules are ignored.", reasonAntonym},
+	{"not honored for ignored", "Directives in dependency modules are not honored.", "Directives in dependency modules are ignored.", ""},
+	{"last for first", "get(name) returns the value of the last pair with that name.", "get(name) returns the value of the first pair with that name.", reasonAntonym},
+	{"first kept, last elsewhere", "get(name) returns the value of the first pair with that name.", "get(name) returns the value of the first pair with that name, not the last.", ""},
+	{"both words on the evidence side", "Shifts are logical for signed operands.", "Shifts are arithmetic for signed operands and logical for unsigned ones.", ""},
+	{"disabled for not enabled", "Tracing is disabled by default.", "Tracing is not enabled by default.", ""},
 	// exceptions
 	{"exception dropped", "Water damage is covered.", "Water damage is covered, unless the property lies in Flood Zone 3.", "qualifier_missing:exception"},
 	{"exception kept", "Water damage is covered unless the property is in Flood Zone 3.", "Water damage is covered, unless the property lies in Flood Zone 3.", ""},

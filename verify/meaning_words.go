@@ -342,16 +342,16 @@ func stem(w string) string {
 
 // stemEnds are the last letters of stemSuffixes: most words end in none;
 // stemsByEnd lists the suffixes by last letter, in stemSuffixes' order.
-var (
-	stemEnds   [256]bool
-	stemsByEnd [256][]string
-)
+// Initialised as variables, not in init, so that the lexicon, built
+// before any init runs, stems its antonyms with them.
+var stemEnds, stemsByEnd = stemTables()
 
-func init() {
+func stemTables() (ends [256]bool, by [256][]string) {
 	for _, s := range stemSuffixes {
-		stemEnds[s[len(s)-1]] = true
-		stemsByEnd[s[len(s)-1]] = append(stemsByEnd[s[len(s)-1]], s)
+		ends[s[len(s)-1]] = true
+		by[s[len(s)-1]] = append(by[s[len(s)-1]], s)
 	}
+	return ends, by
 }
 
 var stemSuffixes = []string{"ements", "ement", "ments", "ment", "ations", "ation", "ables", "able", "ings", "ing",
