@@ -163,7 +163,7 @@ func appendFigures(out []Figure, s string) []Figure {
 			}
 		case isDigit(r):
 			m := minusBefore(s, i)
-			if m < 0 && wordBefore(s, i) || codeToken(s, i) {
+			if m < 0 && wordBefore(s, i) || codeToken(s, i) || exponent(s, i) {
 				// Inside a word or code ("v3.5", "FY2024", "x86", a commit
 				// hash "846f34d351"): no figure starts here, nor at the
 				// digits after its decimal point.
@@ -214,6 +214,20 @@ func appendFigures(out []Figure, s string) []Figure {
 		i += size
 	}
 	return out
+}
+
+// exponent reports whether the digits at i are a power's base or its
+// exponent ("2^31"): an expression, which a PDF's lost superscript turns
+// into another number ("231"); it is no figure to find.
+func exponent(s string, i int) bool {
+	if i > 0 && s[i-1] == '^' {
+		return true
+	}
+	j := i
+	for j < len(s) && isDigit(rune(s[j])) {
+		j++
+	}
+	return j < len(s) && s[j] == '^'
 }
 
 // figureStart marks the bytes a figure can start with.

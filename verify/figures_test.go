@@ -176,6 +176,7 @@ func TestCheckFigures(t *testing.T) {
 		{name: "pp against a percent and pp", claim: "the margin, 2.5%, rose 0.25%", span: "the margin rose 0.25 pp to 2.5%",
 			missing: []string{"percent=0.25"}},
 
+		{name: "a power is no figure", claim: "exceeds 2^31 - 1 in absolute value", span: "exceeds 231 - 1 in absolute value"},
 		{name: "a standard's number is no year", claim: "headers are encoded with RFC 2047, and", span: "uses RFC 2047 encoding for headers"},
 		{name: "a standard's number changed", claim: "headers are encoded with RFC 2048, and", span: "uses RFC 2047 encoding for headers",
 			missing: []string{"number=2048"}},
@@ -362,6 +363,8 @@ func TestChangedValuesWords(t *testing.T) {
 // evidence writes "one", "a" or "an" before the same words, and nowhere
 // else; another number is still missing, and a 1 is no contradiction of
 // the evidence's other figures of its kind.
+// TestOneWrittenAsWord: a 1 the evidence writes as a word, and a count
+// it joins to its noun with a hyphen.
 func TestOneWrittenAsWord(t *testing.T) {
 	for _, tt := range []struct {
 		claim, evidence string
@@ -374,6 +377,10 @@ func TestOneWrittenAsWord(t *testing.T) {
 		{"Claims are paid within 2 years.", "Claims are paid within one year.", true},
 		{"Claims are paid within 1 year.", "Claims are paid within one decade.", true},
 		{"Claims are paid within 1 year.", "Claims are paid within someone yearly.", true},
+		{"Arguments are matched in 3 passes.", "Matching is done by a three-pass process.", false},
+		{"Arguments are matched in 3 passes.", "Matching is done by a 3-pass process.", false},
+		{"Arguments are matched in 2 passes.", "Matching is done by a three-pass process.", true},
+		{"Arguments are matched in 3 steps.", "Matching is done by a three-pass process.", true},
 	} {
 		claim := Figures(tt.claim)
 		ev := appendOnes(Figures(tt.evidence), claim, tt.evidence)

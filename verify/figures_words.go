@@ -113,6 +113,18 @@ func letterWord(s string, i int) (string, int) {
 	return s[i:j], j
 }
 
+// spelledOf is the number word of v (2 to 20, and the tens to 90), or "".
+func spelledOf(v int) string {
+	for _, w := range [...]string{"two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+		"twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
+		"thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"} {
+		if spelledValue(w) == v {
+			return w
+		}
+	}
+	return ""
+}
+
 // spelledValueFold is spelledValue of w in lower case, without the copy
 // strings.ToLower makes: every capitalised word of a claim asks.
 func spelledValueFold(w string) int {

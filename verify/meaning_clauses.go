@@ -115,6 +115,10 @@ func (m *meaningScanner) deniedPlainly(negText *mtext, negClause *mclause, k int
 	if h := negText.head(k, negClause); h >= 0 && other.hasAntonym(otherClause, negText.toks[h].stem) {
 		return "", "", false
 	}
+	// "is not in a block" is "outside a block".
+	if k+1 < negClause.to && insideWords[negText.toks[k+1].w] && other.has(otherClause, outsideHash) {
+		return "", "", false
+	}
 	// The negation's own predicate is absent from the other clause, and
 	// the other side denies, in another clause, what shares two words of
 	// the negated one ("does not limit a map's size" against a sentence on
@@ -177,6 +181,11 @@ func (t *mtext) has(c *mclause, h uint32) bool {
 	}
 	return false
 }
+
+// insideWords after a negator say "outside".
+var insideWords = map[string]bool{"in": true, "inside": true, "within": true}
+
+var outsideHash = fnv32(stem("outside"))
 
 // hasAntonym reports whether the clause holds an opposite of stem st.
 func (t *mtext) hasAntonym(c *mclause, st string) bool {

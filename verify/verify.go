@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/evidence-rag/evidence/resolve"
@@ -449,7 +450,7 @@ func (c *checker) evidence(e *Evidence, claim string) (EvidenceReport, accepted,
 	// Nor may it change what the span says: an elision (…) or OCR noise
 	// never stands in for a dropped "not", bound or exception.
 	if (m.Level == match.LevelFuzzy || m.Elided) && c.pol.meaningChecks() {
-		if qw, sw := c.quoteMeaningDiffers(e.Quote, span); qw != "" || sw != "" {
+		if qw, sw := c.quoteMeaningDiffers(e.Quote, span, m.Level == match.LevelFuzzy); qw != "" || sw != "" {
 			er.Status = EvidenceInsufficient
 			er.Reasons = append(er.Reasons, "quote_meaning_differs")
 			er.Findings = append(er.Findings, Finding{Check: "quote", Reason: "quote_meaning_differs", Claim: qw, Evidence: sw,
@@ -596,8 +597,23 @@ func countedAs(f Figure, evidence []Figure) bool {
 // year", "an hour". Number words are not figures of their own ("one" is a
 // pronoun as often as a number), so only a claim figure of 1 with a unit
 // or counted noun, written after it, is looked for.
+//
+// A count is also found where the evidence joins its number to the noun
+// with a hyphen: "3 passes" in "a three-pass process" or "a 3-pass
+// process" (the scanner reads no count in "three-pass", as "two-factor"
+// counts no factors).
 func appendOnes(ev, claim []Figure, evidence string) []Figure {
 	for _, f := range claim {
+		if noun, ok := strings.CutPrefix(f.Kind, "count:"); ok && f.Value != "" && f.Value[0] != '-' {
+			if v, err := strconv.Atoi(f.Value); err == nil && v > 0 && v < 100 {
+				for _, n := range [...]string{f.Value, spelledOf(v)} {
+					if n != "" && containsPhraseFold(evidence, n+"-"+noun) {
+						ev = append(ev, Figure{Kind: f.Kind, Value: f.Value, Text: n + "-" + noun})
+						break
+					}
+				}
+			}
+		}
 		if f.Value != "1" || !(strings.HasPrefix(f.Kind, "duration:") || strings.HasPrefix(f.Kind, "count:")) {
 			continue
 		}
