@@ -147,6 +147,9 @@ var meaningCases = []meaningCase{
 	{"last for first", "get(name) returns the value of the last pair with that name.", "get(name) returns the value of the first pair with that name.", reasonAntonym},
 	{"first kept, last elsewhere", "get(name) returns the value of the first pair with that name.", "get(name) returns the value of the first pair with that name, not the last.", ""},
 	{"both words on the evidence side", "Shifts are logical for signed operands.", "Shifts are arithmetic for signed operands and logical for unsigned ones.", ""},
+	{"discouraged for encouraged", "Carrying local assignments forward is encouraged.", "Carrying local assignments forward is discouraged.", reasonAntonym},
+	{"added for removed", "The barAlways property has been added.", "The barAlways property has been removed.", reasonAntonym},
+	{"added and removed both in the evidence", "The barAlways property has been added.", "The barAlways property has been added and forbidBreak removed.", ""},
 	{"disabled for not enabled", "Tracing is disabled by default.", "Tracing is not enabled by default.", ""},
 	// exceptions
 	{"exception dropped", "Water damage is covered.", "Water damage is covered, unless the property lies in Flood Zone 3.", "qualifier_missing:exception"},
