@@ -377,6 +377,8 @@ func TestOneWrittenAsWord(t *testing.T) {
 		{"Claims are paid within 2 years.", "Claims are paid within one year.", true},
 		{"Claims are paid within 1 year.", "Claims are paid within one decade.", true},
 		{"Claims are paid within 1 year.", "Claims are paid within someone yearly.", true},
+		{"The verbosity defaults to 0.", "By default, the verbosity is zero.", false},
+		{"The verbosity defaults to 1.", "By default, the verbosity is zero.", true},
 		{"Arguments are matched in 3 passes.", "Matching is done by a three-pass process.", false},
 		{"Arguments are matched in 3 passes.", "Matching is done by a 3-pass process.", false},
 		{"Arguments are matched in 2 passes.", "Matching is done by a three-pass process.", true},

@@ -31,18 +31,22 @@ type meaningResult struct {
 	findings     []Finding
 	contradicted bool
 	unsupported  bool
+	review       bool     // a finding the words cannot confirm: a person (or the judge) decides
 	clarify      []string // qualifier_missing names: exception, restriction
 }
 
 // Meaning reasons.
 const (
-	reasonPolarity  = "polarity_contradicted"
-	reasonDirection = "direction_contradicted"
-	reasonPeriod    = "period_contradicted"
-	reasonModality  = "modality_differs"
-	reasonAntonym   = "antonym_contradicted"
-	reasonName      = "name_unsupported"
-	reasonRole      = "role_contradicted"
+	reasonPolarity = "polarity_contradicted"
+	// reasonPolarityUnconfirmed: a negation on one side only, in clauses
+	// worded apart or past the predicate: the claim goes to review.
+	reasonPolarityUnconfirmed = "polarity_unconfirmed"
+	reasonDirection           = "direction_contradicted"
+	reasonPeriod              = "period_contradicted"
+	reasonModality            = "modality_differs"
+	reasonAntonym             = "antonym_contradicted"
+	reasonName                = "name_unsupported"
+	reasonRole                = "role_contradicted"
 )
 
 // meaningScanner holds the buffers one checker reuses for every claim.

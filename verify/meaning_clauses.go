@@ -54,13 +54,45 @@ func (m *meaningScanner) deniedOnly(res *meaningResult, negText *mtext, negClaus
 	if !ok {
 		return false
 	}
-	if negText == &m.claim {
-		m.add(res, "polarity", reasonPolarity, negWords, otherWords)
-	} else {
-		m.add(res, "polarity", reasonPolarity, otherWords, negWords)
+	claimWords, evWords := negWords, otherWords
+	if negText != &m.claim {
+		claimWords, evWords = otherWords, negWords
 	}
-	res.contradicted = true
+	denied, _ := negText.denies(k, negClause, other, otherClause)
+	onHead := (denied == k || denied == negText.head(k, negClause)) && !negText.comparisonAfter(k, negClause)
+	m.polarityFinding(res, negText, negClause, other, otherClause, onHead, claimWords, evWords)
 	return true
+}
+
+// polarityMinOverlap is the share of the claim clause's content words the
+// evidence clause must hold for a polarity finding to contradict.
+const polarityMinOverlap = 60 // percent
+
+// polarityFinding records a negation on one side only. It contradicts the
+// claim when the two clauses say nearly the same words, each holding most
+// of the other's ("The policy covers flood damage" / "This policy does not
+// cover flood damage"), the negation denies its head, the predicate, the
+// other side holds no negator of its own there, and neither clause is a
+// condition. Otherwise the negation is a reading the words alone cannot
+// confirm ("cope badly with pages" / "do not work well with pages"; "is
+// not allowed" / "cannot be empty"; "if it isn't a nil slice" / "if it is
+// a nil slice …, otherwise"): polarity_unconfirmed sends the claim to
+// review, for a person or the judge, instead of blocking a paraphrase.
+func (m *meaningScanner) polarityFinding(res *meaningResult, negText *mtext, negClause *mclause, other *mtext, otherClause *mclause, onHead bool, claimWords, evWords string) {
+	claimClause, evText, evClause := negClause, other, otherClause
+	if negText != &m.claim {
+		claimClause, evText, evClause = otherClause, negText, negClause
+	}
+	shared, total := m.claim.overlap(claimClause, evText, evClause)
+	near := shared*100 >= polarityMinOverlap*total && shared*100 >= polarityMinOverlap*len(evClause.set)
+	if onHead && near && !other.unmatchedNegation(otherClause, negText, negClause) &&
+		!m.claim.conditionClause(claimClause) && !evText.conditionClause(evClause) {
+		m.add(res, "polarity", reasonPolarity, claimWords, evWords)
+		res.contradicted = true
+		return
+	}
+	m.add(res, "polarity", reasonPolarityUnconfirmed, claimWords, evWords)
+	res.review = true
 }
 
 // swappedDenial: each side denies one thing, and each denies what the
@@ -81,8 +113,7 @@ func (m *meaningScanner) swappedDenial(res *meaningResult, c *mclause, kc int, e
 		return
 	}
 	if _, _, ok2 := m.deniedPlainly(et, e, ke, &m.claim, c); ok2 {
-		m.add(res, "polarity", reasonPolarity, cw, ew)
-		res.contradicted = true
+		m.polarityFinding(res, &m.claim, c, et, e, dc == m.claim.head(kc, c), cw, ew)
 	}
 }
 
@@ -186,6 +217,48 @@ func (t *mtext) has(c *mclause, h uint32) bool {
 var insideWords = map[string]bool{"in": true, "inside": true, "within": true}
 
 var outsideHash = fnv32(stem("outside"))
+
+// thanWords start the comparisons a negator before them denies.
+var thanWords = map[string]bool{"more": true, "greater": true, "higher": true, "fewer": true, "less": true, "lower": true,
+	"exceed": true, "exceeds": true, "exceeding": true, "exceeded": true}
+
+// comparisonAfter reports whether a comparison starts within three words
+// after negator k: "must not be greater than high" denies the
+// comparison ("low <= high"), not "high".
+func (t *mtext) comparisonAfter(k int, c *mclause) bool {
+	for _, mt := range t.matches {
+		if mt.kind == kBound && mt.from > k && mt.from <= k+3 && mt.from < c.to && thanWords[t.toks[mt.from].w] {
+			return true
+		}
+	}
+	return false
+}
+
+// unmatchedNegation reports whether the clause holds a negator whose head
+// the other clause does not hold: a negation of its own, on another
+// predicate ("is not allowed" against "cannot be empty"), which may be
+// the one the other side's says in other words.
+func (t *mtext) unmatchedNegation(c *mclause, other *mtext, oc *mclause) bool {
+	for k := c.from; k < c.to; k++ {
+		if t.toks[k].neg {
+			if h := t.head(k, c); h >= 0 && !other.has(oc, t.toks[h].hash) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// conditionClause reports whether the clause is a condition ("if …", "when
+// …", "unless …"): a negation there states no fact to contradict.
+func (t *mtext) conditionClause(c *mclause) bool {
+	for k := c.from; k < c.to; k++ {
+		if t.toks[k].flags&fConditional != 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // hasAntonym reports whether the clause holds an opposite of stem st.
 func (t *mtext) hasAntonym(c *mclause, st string) bool {

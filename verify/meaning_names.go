@@ -164,7 +164,15 @@ func (m *meaningScanner) codeHeld(evs []meaningEvidence, w string) bool {
 }
 
 func containsFold(s, w string) bool {
-	return strings.Contains(s, w) || strings.Contains(strings.ToLower(s), strings.ToLower(w))
+	if strings.Contains(s, w) || strings.Contains(strings.ToLower(s), strings.ToLower(w)) {
+		return true
+	}
+	// "within =chapter" holds "within=chapter": a PDF's spacing around an
+	// equals sign is no other setting.
+	if strings.Contains(w, "=") {
+		return strings.Contains(strings.ToLower(strings.NewReplacer(" =", "=", "= ", "=").Replace(s)), strings.ToLower(w))
+	}
+	return false
 }
 
 // initials returns the first letters of the capitalized tokens [from, to).
@@ -185,7 +193,8 @@ func (t *mtext) initials(from, to int) string {
 // "of", "and", "the", "for" and "&" may stand between them).
 func spelledOut(evs []meaningEvidence, acr string) bool {
 	for i := range evs {
-		words := strings.Fields(evs[i].chunk)
+		// Hyphens part words too: "first-in-first-out" spells out FIFO.
+		words := strings.FieldsFunc(evs[i].chunk, func(r rune) bool { return unicode.IsSpace(r) || r == '-' })
 		for start := range words {
 			n := 0
 			for k := start; k < len(words) && n < len(acr); k++ {
@@ -196,7 +205,7 @@ func spelledOut(evs []meaningEvidence, acr string) bool {
 				if n > 0 && (w == "of" || w == "and" || w == "the" || w == "for" || w == "&") {
 					continue
 				}
-				if w[0] != acr[n] {
+				if w[0] != acr[n] && w[0]&^0x20 != acr[n] {
 					break
 				}
 				n++

@@ -117,11 +117,14 @@ var meaningCases = []meaningCase{
 	{"no code: English compound with a digit", "Names hold only 8-bit characters.", "Names hold only printing 8-bit ASCII characters.", ""},
 	{"no code: abbreviation", "Fees, e.g. the filing fee, are due at once.", "Fees, such as the filing fee, are due at once.", ""},
 	{"no code: and/or", "The Agent and/or the Arranger may act.", "The Agent or the Arranger, or both, may act.", ""},
+	{"setting spaced in the evidence", "Giving within=chapter numbers floats within chapters.", "For example, if within =chapter, the floats are numbered within chapters.", ""},
+	{"setting spaced, changed", "Giving within=section numbers floats within sections.", "For example, if within =chapter, the floats are numbered within chapters.", reasonName},
+	{"acronym spelled with hyphens", "Channels behave as FIFO queues.", "Channels act as first-in-first-out queues.", ""},
 	{"no code: a product name", "Since Node.js v15, gopher is no special scheme.", "Since Node v15.0.0, gopher is no longer a special scheme.", ""},
 	{"no code: a date", "Reports are due by 2026-06-30.", "Reports are due by 30 June 2026.", ""},
 	// negations in other words (corpus/outside heldout2)
 	{"or not denies", "A receive succeeds if the buffer is not empty.", "It succeeds if the buffer is not full (sends) or not empty (receives).", ""},
-	{"or not denies, dropped", "A receive succeeds if the buffer is empty.", "It succeeds if the buffer is not full (sends) or not empty (receives).", reasonPolarity},
+	{"or not denies, dropped (a condition: review)", "A receive succeeds if the buffer is empty.", "It succeeds if the buffer is not full (sends) or not empty (receives).", reasonPolarityUnconfirmed},
 	{"impossible to", "Once created, the contents of a string can't be changed.", "Once created, it is impossible to change the contents of a string.", ""},
 	{"impossible to, dropped", "Once created, the contents of a string can be changed.", "Once created, it is impossible to change the contents of a string.", reasonPolarity},
 	{"rather than", "The module is packaged as python3-xdg rather than python3-pyxdg.", "The module is packaged as python3-xdg and not python3-pyxdg.", ""},
@@ -151,6 +154,12 @@ var meaningCases = []meaningCase{
 	{"added for removed", "The barAlways property has been added.", "The barAlways property has been removed.", reasonAntonym},
 	{"added and removed both in the evidence", "The barAlways property has been added.", "The barAlways property has been added and forbidBreak removed.", ""},
 	{"disabled for not enabled", "Tracing is disabled by default.", "Tracing is not enabled by default.", ""},
+	// polarity the words cannot confirm: review, not a block
+	{"negation in other words", "Some printers cope badly with pages that are too large.", "Some printers do not work well with pages that are too large.", reasonPolarityUnconfirmed},
+	{"each side its own negation", "An empty function literal is not allowed.", "Function literals cannot be empty.", reasonPolarityUnconfirmed},
+	{"negation in a condition", "If the operand isn't a nil slice, the result shares its array.", "If the operand is a nil slice, the result is a nil slice.", reasonPolarityUnconfirmed},
+	{"negated comparison", "Low must not be greater than high.", "The indices must satisfy low <= high.", reasonPolarityUnconfirmed},
+	{"near-verbatim negation still contradicts", "The policy covers flood damage in full.", "The policy does not cover flood damage in full.", reasonPolarity},
 	// exceptions
 	{"exception dropped", "Water damage is covered.", "Water damage is covered, unless the property lies in Flood Zone 3.", "qualifier_missing:exception"},
 	{"exception kept", "Water damage is covered unless the property is in Flood Zone 3.", "Water damage is covered, unless the property lies in Flood Zone 3.", ""},

@@ -206,6 +206,8 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 		for _, q := range qContradicted {
 			cr.Reasons = append(cr.Reasons, "qualifier_contradicted:"+q)
 		}
+	case meaning.review:
+		status, d = Unsupported, Review
 	case len(missing) > 0 || len(qUnsupported) > 0 || meaning.unsupported:
 		status, d = Unsupported, RemoveClaim
 		if len(missing) > 0 {
@@ -613,6 +615,12 @@ func appendOnes(ev, claim []Figure, evidence string) []Figure {
 					}
 				}
 			}
+		}
+		// "defaults to 0" is found in "by default, it is zero" (the
+		// scanner reads no figure in "zero", too often a word).
+		if f.Kind == "number" && f.Value == "0" && containsPhraseFold(evidence, "zero") {
+			ev = append(ev, Figure{Kind: "number", Value: "0", Text: "zero"})
+			continue
 		}
 		if f.Value != "1" || !(strings.HasPrefix(f.Kind, "duration:") || strings.HasPrefix(f.Kind, "count:")) {
 			continue

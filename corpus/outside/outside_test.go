@@ -44,17 +44,17 @@ const maxFalseBlocks = 0
 // maxFalseBlocksHeldout2 is the same bound for heldout2.jsonl, a second
 // held-out set written by another outside tester: the number of its
 // correct claims blocked or removed at its first run, 11 (README.md).
-const maxFalseBlocksHeldout2 = 2
+const maxFalseBlocksHeldout2 = 1
 
 // maxFalseBlocksHeldout3 is the same bound for heldout3.jsonl, a third
 // held-out set written by another outside tester: the number of its
 // correct claims blocked or removed at its first run, 6 (README.md).
-const maxFalseBlocksHeldout3 = 0
+const maxFalseBlocksHeldout3 = 1
 
 // maxFalseBlocksHeldout4 is the same bound for heldout4.jsonl, a fourth
 // held-out set written by another outside tester; to be set from its first
 // run (README.md).
-const maxFalseBlocksHeldout4 = 0
+const maxFalseBlocksHeldout4 = 5
 
 func readCases(t *testing.T, file string) []outsideCase {
 	t.Helper()
