@@ -55,11 +55,13 @@ var reasonCategory = map[string]string{
 	"qualifier_missing":     FailSupport, // the evidence holds only a narrower claim: clarify
 	"modality_differs":      FailSupport,
 	"name_unsupported":      FailSupport,
+	"polarity_unconfirmed":  FailSupport, // to review: the words cannot tell
 	ReasonJudgeNotAddressed: FailSupport,
 	// The evidence says otherwise.
 	"figure_contradicted":        FailCorrectness,
 	"qualifier_contradicted":     FailCorrectness,
 	"polarity_contradicted":      FailCorrectness,
+	"antonym_contradicted":       FailCorrectness,
 	"direction_contradicted":     FailCorrectness,
 	"period_contradicted":        FailCorrectness,
 	"role_contradicted":          FailCorrectness,
