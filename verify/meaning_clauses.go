@@ -596,28 +596,28 @@ func (m *meaningScanner) antonym(ci int, ev []mtext, al []alignment, res *meanin
 		if len(opposites) == 0 {
 			continue
 		}
-		said, other := m.claim.hasAntonym(c, m.claim.toks[k].stem), ""
-		for i := range ev {
-			for j := range ev[i].toks {
-				said = said || ev[i].toks[j].stem == m.claim.toks[k].stem
-			}
-		}
+		other := ""
 		for _, a := range al {
 			et := &ev[a.ev]
 			e := &et.clauses[a.clause]
-			for j := e.from; j < e.to; j++ {
-				st := et.toks[j].stem
-				if st == m.claim.toks[k].stem {
-					said = true
-				}
+			for j := e.from; j < e.to && other == ""; j++ {
 				for _, o := range opposites {
-					if st == o && other == "" {
+					if et.toks[j].stem == o {
 						other = et.words(j, j+1)
 					}
 				}
 			}
 		}
-		if !said && other != "" {
+		if other == "" || m.claim.hasAntonym(c, m.claim.toks[k].stem) {
+			continue
+		}
+		said := false // the claim's own word, anywhere in the evidence's sentences
+		for i := range ev {
+			for j := range ev[i].toks {
+				said = said || ev[i].toks[j].stem == m.claim.toks[k].stem
+			}
+		}
+		if !said {
 			m.add(res, "polarity", reasonAntonym, m.claim.words(k, k+1), other)
 			res.contradicted = true
 			return
