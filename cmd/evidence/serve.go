@@ -22,6 +22,7 @@ import (
 // serveOptions are the flags of `evidence serve`.
 type serveOptions struct {
 	addr          string
+	adminAddr     string // --admin-addr: a listener of its own for health, metrics and pprof; "" none
 	tokens        string // token file; "" serves without authentication, on loopback only
 	policy        string // verification policy file; "" is the built-in policy
 	readTimeout   time.Duration
@@ -79,7 +80,12 @@ or still sending its headers), else it gets a 503. A response its reader stops t
 --write-stall is abandoned and its connection closed. --memory-limit sets the Go heap's soft limit
 (auto: GOMEMLIMIT, else 80% of the cgroup's limit, else 192 MiB or twice the live heap); free memory
 is returned to the system when an overload is over. Large answers being written hold at most
---max-response-memory between them. /debug/pprof/ serves net/http/pprof to an administrator.
+--max-response-memory between them; whole texts of 64 K code points and more are built at most
+one core less than the machine has at once. /debug/pprof/ serves net/http/pprof to an administrator.
+
+Probes: --admin-addr HOST:PORT serves /healthz, /metrics and /debug/pprof/ on a listener of its own
+(64 connections), which API clients cannot crowd out: point health checks and scrapes there. On the
+API's listener a probe waits in the accept queue behind every client that connected before it.
 
 Logs: one line a request on stderr (--log-format text or json): time, request_id (the caller's
 X-Request-ID, else one made up; every response carries it), route pattern, status, latency_ms, bytes,
@@ -96,6 +102,7 @@ principal; never a body, a raw path or query, or an error message, so never docu
 	}
 	f := cmd.Flags()
 	f.StringVar(&so.addr, "addr", "127.0.0.1:8080", "listen on this `HOST:PORT`; a non-loopback address needs --tokens")
+	f.StringVar(&so.adminAddr, "admin-addr", "", "also serve /healthz, /metrics and /debug/pprof/ on this `HOST:PORT`, a listener of its own that API clients cannot crowd out (for probes and scrapes); a non-loopback address needs --tokens")
 	f.StringVar(&so.tokens, "tokens", "", "accept the bearer tokens of this `FILE`: \"<token> <principal>\" or \"<token> service\" a line")
 	f.StringVar(&so.policy, "policy", "", "verify with the policy of this `FILE` (JSON, or YAML when named .yaml or .yml); default: the built-in policy")
 	f.DurationVar(&so.readTimeout, "read-timeout", 30*time.Second, "time to read a whole request, body included")
@@ -125,7 +132,7 @@ principal; never a body, a raw path or query, or an error message, so never docu
 
 // runServe serves until ctx is done, then shuts down gracefully. ready, if
 // set, is called with the address listened on once requests are accepted.
-func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr string)) error {
+func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr, adminAddr string)) error {
 	if so.maxBody <= 0 || so.maxUpload <= 0 {
 		return usagef("--max-body and --max-upload must be positive")
 	}
@@ -154,6 +161,15 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 	}
 	if !loopback && tokens == nil {
 		return usagef("refusing to listen on %s without --tokens: bind a loopback address (127.0.0.1) or give a token file", so.addr)
+	}
+	if so.adminAddr != "" {
+		adminLoopback, err := isLoopback(so.adminAddr)
+		if err != nil {
+			return usageError{fmt.Errorf("--admin-addr: %w", err)}
+		}
+		if !adminLoopback && tokens == nil {
+			return usagef("refusing to listen on --admin-addr %s without --tokens: bind a loopback address (127.0.0.1) or give a token file", so.adminAddr)
+		}
 	}
 	pol := verify.DefaultPolicy()
 	if so.policy != "" {
@@ -201,6 +217,15 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 	}
 	maxConns := maxConnsFor(so.maxConns)
 	ln = srv.limitListener(ln, maxConns)
+	var adminLn net.Listener
+	var admin *http.Server
+	if so.adminAddr != "" {
+		if adminLn, err = net.Listen("tcp", so.adminAddr); err != nil {
+			ln.Close()
+			return fmt.Errorf("--admin-addr: %w", err)
+		}
+		adminLn = srv.limitAdminListener(adminLn)
+	}
 	hs := srv.httpServer(min(so.headerTimeout, so.readTimeout), so.readTimeout, so.idleTimeout, logger)
 	watch, stopWatch := context.WithCancel(context.Background())
 	defer stopWatch()
@@ -209,12 +234,24 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 	if tokens != nil {
 		auth = plural(tokens.len(), "token")
 	}
-	logger.Info("evidence: serving http://"+ln.Addr().String(), "store", db.Path(), "auth", auth,
-		"max_in_flight", srv.limits.maxInFlight, "max_queue", srv.limits.maxQueue, "max_conns", maxConns, "memory_limit", memLimit)
-	errc := make(chan error, 1)
+	attrs := []any{"store", db.Path(), "auth", auth,
+		"max_in_flight", srv.limits.maxInFlight, "max_queue", srv.limits.maxQueue, "max_conns", maxConns, "memory_limit", memLimit}
+	if adminLn != nil {
+		attrs = append(attrs, "admin", "http://"+adminLn.Addr().String())
+	}
+	logger.Info("evidence: serving http://"+ln.Addr().String(), attrs...)
+	errc := make(chan error, 2)
 	go func() { errc <- hs.Serve(ln) }()
+	if adminLn != nil {
+		admin = srv.adminServer(min(so.headerTimeout, so.readTimeout), so.readTimeout, so.idleTimeout, logger)
+		go func() { errc <- admin.Serve(adminLn) }()
+	}
 	if ready != nil {
-		ready(ln.Addr().String())
+		adminAddr := ""
+		if adminLn != nil {
+			adminAddr = adminLn.Addr().String()
+		}
+		ready(ln.Addr().String(), adminAddr)
 	}
 	select {
 	case err := <-errc:
@@ -224,6 +261,14 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	err = hs.Shutdown(shutdown)
+	if admin != nil {
+		if e := admin.Shutdown(shutdown); err == nil {
+			err = e
+		}
+		if e := <-errc; !errors.Is(e, http.ErrServerClosed) && err == nil {
+			err = e
+		}
+	}
 	if e := <-errc; !errors.Is(e, http.ErrServerClosed) && err == nil {
 		err = e
 	}

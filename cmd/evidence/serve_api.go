@@ -68,6 +68,7 @@ type server struct {
 	lanes      lanes       // admission control by route (serve_limits.go)
 	diskWaits  chan struct{}
 	responses  *byteBudget // large response bodies being written
+	large      *lane       // large answers being built (serve_limits.go)
 	shed       atomic.Int64
 }
 
@@ -90,6 +91,7 @@ func newServer(db *store.DB, cfg serverConfig) *server {
 	s.lanes = newLanes(s.limits, s.metrics)
 	s.diskWaits = make(chan struct{}, diskWaitsPerSlot*s.limits.maxInFlight)
 	s.responses = &byteBudget{max: s.limits.maxResponseBytes}
+	s.large = newLane(laneLarge, largeInFlight(), 4*largeInFlight(), s.limits.queueTimeout, s.metrics)
 	if s.links == nil {
 		if s.links, err = ephemeralSigner(defaultViewerTTL, ""); err != nil {
 			panic("serve: no random viewer key: " + err.Error())
@@ -595,6 +597,12 @@ func (s *server) getText(w http.ResponseWriter, r *http.Request, c *caller) erro
 			}
 			defer sw.stall.budget.give(est)
 			sw.stall.reserved = true
+			if est >= largeAnswerFrom {
+				if err := s.large.acquire(r.Context()); err != nil {
+					return s.largeShed(w, err)
+				}
+				defer s.large.release()
+			}
 		}
 	}
 	out, err := resolve.RangeCited(s.db, version, start, max(end, start), c.principal)

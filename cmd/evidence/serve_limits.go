@@ -37,6 +37,10 @@ const (
 	laneBulk    = "bulk"    // uploads, rebuilds, deletes, snapshots: long, and the store has one writer
 	laneControl = "control" // health, metrics, the OpenAPI description
 	laneDebug   = "debug"   // pprof
+	// laneLarge bounds, inside the api lane, the answers that take
+	// milliseconds of CPU each to build (a whole text: read, hashed and
+	// JSON-encoded three times over). See largeInFlight.
+	laneLarge = "large"
 )
 
 // Defaults of the limit flags, and the fixed sizes of the small lanes.
@@ -578,4 +582,74 @@ func (s *server) watchOverload(ctx context.Context, adaptive bool) {
 			s.logger.Info("evidence: calm again, free memory returned to the system", "took_ms", time.Since(start).Milliseconds())
 		}
 	}
+}
+
+// The admin listener (--admin-addr): /healthz, /metrics and /debug/pprof/
+// on a listener of their own. On the API's listener a probe is one more
+// connection in the kernel's accept queue, behind every connection that
+// arrived before it: when thousands of clients connect at once (the
+// stalled-reader test opens 2,000) the accept loop, one goroutine among
+// thousands of runnable ones, takes seconds to reach it, however cheap the
+// probe's own lane. Its own listener has its own accept queue and loop,
+// which API clients cannot fill.
+
+// adminConns bounds the connections of the admin listener: probes and
+// scrapes, a few at once. At the limit the longest idle one is closed, as
+// on the API's listener.
+const adminConns = 64
+
+// adminPath reports whether the admin listener serves a path.
+func adminPath(p string) bool {
+	return p == "/healthz" || p == "/metrics" || strings.HasPrefix(p, "/debug/pprof/")
+}
+
+// limitAdminListener bounds the admin listener's connections to
+// adminConns. Its evictions and refusals are counted with the API's,
+// under action admin_evicted and admin_refused.
+func (s *server) limitAdminListener(ln net.Listener) net.Listener {
+	return &connLimiter{Listener: ln, max: adminConns, conns: map[*trackedConn]struct{}{},
+		evicted: s.metrics.connsShed.WithLabelValues("admin_evicted"), refused: s.metrics.connsShed.WithLabelValues("admin_refused")}
+}
+
+// adminServer is the http.Server of the admin listener: the server's own
+// routes for health, metrics and pprof (same authentication, lanes and
+// logs), and a 404 for every other path.
+func (s *server) adminServer(readHeader, read, idle time.Duration, logger *slog.Logger) *http.Server {
+	hs := s.httpServer(readHeader, read, idle, logger)
+	hs.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !adminPath(r.URL.Path) {
+			w.Header().Set("Cache-Control", "no-store")
+			writeError(w, errorf(http.StatusNotFound, "not_found", "%s %s: not served on the admin listener (only /healthz, /metrics and /debug/pprof/)", r.Method, r.URL.Path))
+			return
+		}
+		s.ServeHTTP(w, r)
+	})
+	return hs
+}
+
+// largeInFlight is how many large answers are built at once: one core's
+// worth less than the machine has, at least one. The Go scheduler has no
+// priorities: with as many CPU-bound handlers as --max-in-flight allows (16
+// on 2 cores), every other goroutine (the accept loop, a health probe's
+// connection) waits in the run queue behind their time slices; 2,000
+// stalled readers asking for a 700 kB text kept both cores busy for 1.5 s
+// and health checks waited as long. A core left to the rest keeps them
+// within milliseconds.
+func largeInFlight() int { return max(1, runtime.GOMAXPROCS(0)-1) }
+
+// largeAnswerFrom is the estimated answer size (textAnswerBytes) from
+// which a text range is a large answer: some 64 K code points, half a
+// millisecond of CPU and more.
+const largeAnswerFrom = 256 << 10
+
+// largeShed is the answer to a large answer refused by its lane (counted
+// in evidence_http_shed_total{lane="large"}).
+func (s *server) largeShed(w http.ResponseWriter, err error) error {
+	if !errors.Is(err, errShed) { // the client went away while it waited: not counted, and no one reads this
+		return errorf(http.StatusServiceUnavailable, "unavailable", "the request was cancelled while it waited")
+	}
+	s.shed.Add(1)
+	w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+	return &httpError{status: http.StatusServiceUnavailable, code: "unavailable",
+		message: fmt.Sprintf("the server is building its limit of large answers (%d at once, %d waiting): retry after %d s", cap(s.large.slots), s.large.maxQueue, retryAfter)}
 }

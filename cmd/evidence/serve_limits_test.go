@@ -8,11 +8,17 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/evidence-rag/evidence/corpus"
+	"github.com/evidence-rag/evidence/ingest"
+	"github.com/evidence-rag/evidence/store"
 )
 
 // waitFor polls cond every 5 ms until it holds, failing the test after 5 s.
@@ -267,4 +273,109 @@ func TestServePprof(t *testing.T) {
 	if r.status != http.StatusOK || !strings.Contains(string(r.body), "goroutine profile") {
 		t.Errorf("goroutine profile: got %d %.100s", r.status, r.body)
 	}
+}
+
+// TestServeAdminListener: with every connection of the API's listener in a
+// handler, a health check there is refused (its connection limit), while
+// the admin listener still answers health and metrics; it serves nothing
+// else.
+func TestServeAdminListener(t *testing.T) {
+	e := newTestEnv(t, false)
+	addr, admin := servedWithAdmin(t, e, 2)
+	get := func(host, path string) int {
+		t.Helper()
+		c, err := net.DialTimeout("tcp", host, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", path)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("GET %s on %s: %v", path, host, err)
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode
+	}
+	holdRequest(t, addr)
+	holdRequest(t, addr)
+	waitFor(t, "two requests in handlers", func() bool { return len(e.srv.lanes[laneAPI].slots) == 2 })
+	if code := get(addr, "/healthz"); code != http.StatusServiceUnavailable {
+		t.Fatalf("healthz on the API's listener, every connection in a handler: got %d, want 503 (the scenario the admin listener is for)", code)
+	}
+	for path, want := range map[string]int{"/healthz": 200, "/metrics": 200, "/v1/documents": 404, "/openapi.json": 404} {
+		if code := get(admin, path); code != want {
+			t.Errorf("GET %s on the admin listener beside a full API listener: got %d, want %d", path, code, want)
+		}
+	}
+}
+
+// TestServeLargeAnswerLane: a whole large text is built only with a slot
+// of the large-answer lane; with every slot taken and its queue's time
+// spent it gets a 503 with Retry-After, counted, while a small range of
+// the same text is served.
+func TestServeLargeAnswerLane(t *testing.T) {
+	e := newTestEnvWith(t, false, func(c *serverConfig) {
+		c.limits = serveLimits{queueTimeout: 30 * time.Millisecond}
+	})
+	version := ingestBig(t, e)
+	for range cap(e.srv.large.slots) {
+		e.srv.large.slots <- struct{}{}
+	}
+	r := e.do(request{method: "GET", path: "/v1/versions/" + version + "/text"})
+	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") != "1" {
+		t.Errorf("whole large text with the large-answer lane full: got %d Retry-After %q, want 503 with Retry-After 1", r.status, r.header.Get("Retry-After"))
+	}
+	if got := testutil.ToFloat64(e.srv.metrics.shed.WithLabelValues(laneLarge, "queue_timeout")); got != 1 {
+		t.Errorf("large answers shed after waiting: %v, want 1", got)
+	}
+	if r := e.do(request{method: "GET", path: "/v1/versions/" + version + "/text?start=0&end=1000"}); r.status != http.StatusOK {
+		t.Errorf("a small range beside a full large-answer lane: got %d, want 200", r.status)
+	}
+	for range cap(e.srv.large.slots) {
+		<-e.srv.large.slots
+	}
+	if r := e.do(request{method: "GET", path: "/v1/versions/" + version + "/text"}); r.status != http.StatusOK {
+		t.Errorf("whole large text with the lane free: got %d, want 200", r.status)
+	}
+}
+
+// ingestBig ingests a 1 MiB Markdown document and returns its version.
+func ingestBig(t *testing.T, e *testEnv) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "big.md")
+	if err := os.WriteFile(path, corpus.Markdown(7, 1<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.Run(context.Background(), e.db, []string{path}, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var version string
+	if err := e.db.View(func(tx *store.Tx) error {
+		d, err := tx.Document("big.md")
+		if err == nil {
+			version = d.Current
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return version
+}
+
+// servedWithAdmin serves e's server as servedWithLimits does, with an
+// admin listener beside it; it returns both addresses.
+func servedWithAdmin(t *testing.T, e *testEnv, maxConns int) (addr, admin string) {
+	t.Helper()
+	addr = servedWithLimits(t, e, maxConns)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := e.srv.adminServer(2*time.Second, 10*time.Second, 10*time.Second, slog.New(slog.NewTextHandler(e.log, nil)))
+	done := make(chan struct{})
+	go func() { defer close(done); _ = hs.Serve(e.srv.limitAdminListener(ln)) }()
+	t.Cleanup(func() { hs.Close(); <-done })
+	return addr, ln.Addr().String()
 }

@@ -1164,30 +1164,36 @@ func TestServeListen(t *testing.T) {
 	if err := runServe(context.Background(), o, so, nil); exitCode(err) != exitUsage {
 		t.Errorf(":: without tokens: got %v, want a usage error", err)
 	}
-	so.addr = "127.0.0.1:0"
+	so.addr, so.adminAddr = "127.0.0.1:0", "0.0.0.0:0"
+	if err := runServe(context.Background(), o, so, nil); exitCode(err) != exitUsage || !strings.Contains(fmt.Sprint(err), "--admin-addr") {
+		t.Errorf("--admin-addr 0.0.0.0 without tokens: got %v, want a usage error naming --admin-addr", err)
+	}
+	so.adminAddr = "127.0.0.1:0"
 	ctx, cancel := context.WithCancel(context.Background())
-	addr := make(chan string, 1)
+	addrs := make(chan [2]string, 1)
 	done := make(chan error, 1)
-	go func() { done <- runServe(ctx, o, so, func(a string) { addr <- a }) }()
-	var a string
+	go func() { done <- runServe(ctx, o, so, func(a, admin string) { addrs <- [2]string{a, admin} }) }()
+	var a [2]string
 	select {
-	case a = <-addr:
+	case a = <-addrs:
 	case err := <-done:
 		t.Fatalf("serve: %v", err)
 	}
-	resp, err := http.Get("http://" + a + "/healthz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Errorf("healthz: got %d", resp.StatusCode)
+	for _, host := range a {
+		resp, err := http.Get("http://" + host + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("healthz on %s: got %d", host, resp.StatusCode)
+		}
 	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("shutdown: %v", err)
 	}
-	for _, want := range []string{"serving http://127.0.0.1:", "server stopped"} {
+	for _, want := range []string{"serving http://127.0.0.1:", "admin=http://127.0.0.1:", "server stopped"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 		}
