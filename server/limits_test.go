@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bufio"
@@ -226,28 +226,6 @@ func isTimeout(err error) bool {
 	return ok && ne.Timeout()
 }
 
-// TestServeLimitFlags: limit flags that cannot work are usage errors.
-func TestServeLimitFlags(t *testing.T) {
-	for _, so := range []serveOptions{
-		{limits: serveLimits{maxInFlight: -1}},
-		{limits: serveLimits{maxQueue: -1}},
-		{maxConns: -5},
-		{limits: serveLimits{writeStall: -time.Second}},
-		{memoryLimit: "lots"},
-	} {
-		so.addr, so.maxBody, so.maxUpload = "127.0.0.1:0", 1<<20, 1<<20
-		o := &options{db: t.TempDir() + "/e.db", stdout: io.Discard, stderr: io.Discard}
-		if err := runServe(context.Background(), o, so, nil); exitCode(err) != exitUsage {
-			t.Errorf("%+v: got %v, want a usage error", so, err)
-		}
-	}
-	for in, want := range map[string]int64{"512MiB": 512 << 20, "1GiB": 1 << 30, "1000": 1000, "64KiB": 64 << 10} {
-		if got, err := parseSize(in); err != nil || got != want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-}
-
 // TestServePprof: the Go profiles are served to an administrator only.
 func TestServePprof(t *testing.T) {
 	e := newTestEnv(t, true)
@@ -378,4 +356,15 @@ func servedWithAdmin(t *testing.T, e *testEnv, maxConns int) (addr, admin string
 	go func() { defer close(done); _ = hs.Serve(e.srv.limitAdminListener(ln)) }()
 	t.Cleanup(func() { hs.Close(); <-done })
 	return addr, ln.Addr().String()
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"512MiB": 512 << 20, "1GiB": 1 << 30, "1000": 1000, "64KiB": 64 << 10} {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	if _, _, err := SetMemoryLimit("lots"); err == nil {
+		t.Error(`SetMemoryLimit("lots"): no error`)
+	}
 }

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"encoding/json"
@@ -24,7 +24,7 @@ import (
 // Pages of GET /v1/documents/{id}/chunks.
 const (
 	defaultChunkPage = 100
-	maxChunkPage     = 1000
+	MaxChunkPage     = 1000
 )
 
 // chunkPage is the answer of GET /v1/documents/{id}/chunks.
@@ -43,15 +43,15 @@ type chunkPage struct {
 // `evidence chunks` exports them. A document the caller may not read is
 // not found, as one that does not exist: listings never reveal it. The
 // access list is shown to an administrator only, as in GET /v1/documents.
-func (s *server) getDocumentChunks(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) getDocumentChunks(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id := r.PathValue("id")
 	q := r.URL.Query()
 	limit, err := intParam(q, "limit", defaultChunkPage)
 	if err != nil {
 		return err
 	}
-	if limit < 1 || limit > maxChunkPage {
-		return errorf(http.StatusBadRequest, "bad_request", "limit=%d: want 1 to %d records a page", limit, maxChunkPage)
+	if limit < 1 || limit > MaxChunkPage {
+		return errorf(http.StatusBadRequest, "bad_request", "limit=%d: want 1 to %d records a page", limit, MaxChunkPage)
 	}
 	version, from := q.Get("version"), uint32(0)
 	if cur := q.Get("cursor"); cur != "" {
@@ -105,9 +105,9 @@ func (s *server) getDocumentChunks(w http.ResponseWriter, r *http.Request, c *ca
 	return writeJSON(w, http.StatusOK, out)
 }
 
-// rebuildRequest is the body of POST /v1/documents/{id}/rebuild: the chunk
+// RebuildRequest is the body of POST /v1/documents/{id}/rebuild: the chunk
 // settings of `evidence rebuild`.
-type rebuildRequest struct {
+type RebuildRequest struct {
 	ChunkSize *int `json:"chunk_size,omitempty"`
 	Overlap   *int `json:"overlap,omitempty"`
 	DryRun    bool `json:"dry_run,omitempty"`
@@ -116,13 +116,13 @@ type rebuildRequest struct {
 // postRebuild re-chunks a document's current version from its stored text
 // (ingest.Rebuild). A service acting for an end user may rebuild only what
 // that user may read; others get the 404 of a document that does not exist.
-func (s *server) postRebuild(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) postRebuild(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id := r.PathValue("id")
 	b, err := s.readBody(w, r)
 	if err != nil {
 		return err
 	}
-	var req rebuildRequest
+	var req RebuildRequest
 	if len(strings.TrimSpace(string(b))) > 0 {
 		if err := decodeStrict(b, &req); err != nil {
 			return err
@@ -333,8 +333,8 @@ func (u *upload) importOptions(fields url.Values, opts *ingest.Options) error {
 	}
 	opts.ChunksFormat = ingest.FormatAuto
 	if f := fields.Get("chunks_format"); f != "" {
-		if !slices.Contains(chunksFormats, f) {
-			return errorf(http.StatusBadRequest, "bad_request", "chunks_format=%q: want one of %s", f, strings.Join(chunksFormats, ", "))
+		if !slices.Contains(ingest.ChunksFormats, f) {
+			return errorf(http.StatusBadRequest, "bad_request", "chunks_format=%q: want one of %s", f, strings.Join(ingest.ChunksFormats, ", "))
 		}
 		opts.ChunksFormat = f
 	}
@@ -401,7 +401,7 @@ func metadataField(fields url.Values) (json.RawMessage, error) {
 
 // signEvidence gives each evidence item of a report that resolved, and
 // that the principal may read, a signed link to its chunk in the viewer.
-func (s *server) signEvidence(rep *verify.Report, principal string) {
+func (s *Server) signEvidence(rep *verify.Report, principal string) {
 	for i := range rep.Claims {
 		for j := range rep.Claims[i].Evidence {
 			e := &rep.Claims[i].Evidence[j]
