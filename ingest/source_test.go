@@ -71,7 +71,7 @@ func TestRunSourceSameAsRun(t *testing.T) {
 			fromBytes := storetest.Open(t)
 			tmp := t.TempDir()
 			t.Setenv("TMPDIR", tmp)
-			srcSum, err := RunSource(context.Background(), fromBytes, Source{Name: name, Bytes: b}, Options{Workers: 1})
+			srcSum, err := RunSource(context.Background(), fromBytes, Source{Name: name, Bytes: b}, withWorker(Options{Workers: 1}))
 			if err != nil {
 				t.Fatalf("RunSource: %v", err)
 			}

@@ -49,6 +49,8 @@ type serverConfig struct {
 	// links signs viewer links; nil signs with a key of the server's own
 	// run, relative links valid for DefaultViewerTTL.
 	links *LinkSigner
+	// pdf is the worker and limits of uploaded PDFs.
+	pdf ingest.PDFLimits
 	// limits bound the requests handled and waiting (serve_limits.go);
 	// zero values take the defaults.
 	limits serveLimits
@@ -759,7 +761,7 @@ func (s *Server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 	if !ingest.Supported(name) && !up.hasText {
 		return errorf(http.StatusUnsupportedMediaType, "unsupported_media_type", "%q: unsupported file type", name)
 	}
-	opts := ingest.Options{ID: fields.Get("id"), URL: fields.Get("url"), Workers: 1}
+	opts := ingest.Options{ID: fields.Get("id"), URL: fields.Get("url"), Workers: 1, PDF: s.pdf}
 	if opts.Undelete, err = boolField(fields, "undelete"); err != nil {
 		return err
 	}

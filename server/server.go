@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/evidence-rag/evidence/ingest"
 	"github.com/evidence-rag/evidence/store"
 	"github.com/evidence-rag/evidence/verify"
 )
@@ -52,6 +53,10 @@ type Options struct {
 	Links *LinkSigner
 	// Limits bound the requests and connections (see Limits).
 	Limits Limits
+	// PDF is the worker and limits of uploaded PDFs: without a Worker
+	// (ingest.SelfWorker in a program with an extract-worker command) an
+	// uploaded PDF fails with reason unreadable.
+	PDF ingest.PDFLimits
 	// AdaptiveMemory makes Serve set the Go heap's soft limit each second
 	// from the live heap: what SetMemoryLimit reports as adaptive.
 	AdaptiveMemory bool
@@ -114,7 +119,7 @@ func New(db *store.DB, o Options) *Server {
 	}
 	l := o.Limits
 	s := newServer(db, serverConfig{tokens: o.Tokens, policy: o.Policy, maxBody: o.MaxBody, maxUpload: o.MaxUpload,
-		errlog: o.ErrorLog, logger: o.Logger, traceWrites: o.TraceWrites,
+		errlog: o.ErrorLog, logger: o.Logger, traceWrites: o.TraceWrites, pdf: o.PDF,
 		traceWriter: traceWriterConfig{flush: o.TraceFlush, batch: o.TraceBatch}, links: o.Links,
 		limits: serveLimits{maxInFlight: l.MaxInFlight, maxQueue: l.MaxQueue, queueTimeout: l.QueueTimeout, maxBulk: l.MaxBulk,
 			writeStall: l.WriteStall, maxResponseBytes: l.MaxResponseBytes, writeTimeout: l.WriteTimeout}})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/evidence-rag/evidence/ingest"
 	"github.com/evidence-rag/evidence/server"
 	"github.com/evidence-rag/evidence/verify"
 )
@@ -195,7 +196,7 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr,
 	}
 	srv := server.New(db, server.Options{Tokens: tokens, Policy: pol, MaxBody: so.maxBody, MaxUpload: so.maxUpload,
 		ErrorLog: o.stderr, Logger: logger, TraceWrites: so.traceWrites, TraceFlush: so.traceFlush, TraceBatch: so.traceBatch,
-		Links: links, Limits: so.limits, AdaptiveMemory: adaptive})
+		Links: links, Limits: so.limits, AdaptiveMemory: adaptive, PDF: ingest.PDFLimits{Worker: o.pdfWorker}})
 	defer srv.Close() // after Serve's shutdown: queued traces are stored
 	ln, err := net.Listen("tcp", so.addr)
 	if err != nil {

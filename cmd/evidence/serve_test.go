@@ -70,7 +70,7 @@ func newTestEnv(t testing.TB, tokens bool) *testEnv {
 		t.Fatal(err)
 	}
 	// Small bodies, and no shedding in tests of other things.
-	opts := server.Options{MaxBody: 64 << 10, MaxUpload: 256 << 10, ErrorLog: io.Discard, Limits: server.Limits{MaxQueue: server.DefaultMaxQueue, QueueTimeout: time.Second}}
+	opts := server.Options{PDF: ingest.PDFLimits{Worker: testWorker}, MaxBody: 64 << 10, MaxUpload: 256 << 10, ErrorLog: io.Discard, Limits: server.Limits{MaxQueue: server.DefaultMaxQueue, QueueTimeout: time.Second}}
 	if tokens {
 		path := filepath.Join(dir, "tokens")
 		if err := os.WriteFile(path, []byte(testTokens), 0o600); err != nil {
