@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log"
 	"log/slog"
 	"mime"
@@ -736,7 +735,6 @@ func (s *Server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 	fields := r.URL.Query()
 	var err error
 	up := &upload{}
-	defer up.remove()
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == "multipart/form-data" {
 		if err := up.readMultipart(r, fields, s.maxUpload); err != nil {
@@ -791,7 +789,7 @@ func (s *Server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 	if opts.Chunk, err = chunkFields(fields); err != nil {
 		return err
 	}
-	sum, err := ingest.RunSource(r.Context(), s.db, ingest.Source{Name: name, Bytes: up.source}, opts)
+	sum, err := ingest.RunSource(r.Context(), s.db, ingest.Source{Name: name, Bytes: up.source, Manifest: up.manifest, Text: up.text}, opts)
 	if errors.Is(err, ingest.ErrOptions) {
 		return errorf(http.StatusBadRequest, "bad_request", "%s", fieldNames.Replace(err.Error()))
 	}
@@ -805,13 +803,12 @@ func (s *Server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 		return fmt.Errorf("ingest of one upload gave %d results", len(sum.Results))
 	}
 	res := *sum.Results[0]
-	// The temporary paths of an import's parts are ours, not the caller's,
-	// and so is the store's (a store that failed to write, on a full disk,
-	// names its file).
+	// The store's path is ours, not the caller's (a store that failed to
+	// write, on a full disk, names its file).
 	ours := strings.NewReplacer(s.db.Path(), "the store")
 	// And the messages name the upload's fields, not the CLI's flags.
-	res.Error = fieldNames.Replace(ours.Replace(up.hide(res.Error)))
-	res.Hint = fieldNames.Replace(ours.Replace(up.hide(res.Hint)))
+	res.Error = fieldNames.Replace(ours.Replace(res.Error))
+	res.Hint = fieldNames.Replace(ours.Replace(res.Hint))
 	status := http.StatusCreated
 	switch res.Status {
 	case ingest.Unchanged:
@@ -856,58 +853,12 @@ func chunkFields(fields url.Values) (ingest.ChunkOptions, error) {
 	return co, nil
 }
 
-func saveBody(r io.Reader, path string) (int64, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return 0, &saveError{err}
-	}
-	w := &saveWriter{f: f}
-	n, err := io.Copy(w, r)
-	if cerr := f.Close(); err == nil && cerr != nil {
-		err = &saveError{cerr}
-	}
-	if w.err != nil {
-		err = &saveError{w.err}
-	}
-	return n, err
-}
-
-// saveWriter writes an upload to its temporary file, keeping its own
-// errors apart from the body's.
-type saveWriter struct {
-	f   *os.File
-	err error
-}
-
-func (w *saveWriter) Write(b []byte) (int, error) {
-	n, err := w.f.Write(b)
-	if err != nil {
-		w.err = err
-	}
-	return n, err
-}
-
-// saveError is a failure of the server to keep an upload (a full disk),
-// not of the caller to send it.
-type saveError struct{ err error }
-
-func (e *saveError) Error() string { return e.err.Error() }
-func (e *saveError) Unwrap() error { return e.err }
-
 // uploadError answers a failure to read an upload: 413 past the limit
-// (which multipart may report only in words), 503 when the server could
-// not keep it (the cause without the server's paths), else 400.
+// (which multipart may report only in words), else 400.
 func uploadError(err error, limit int64) error {
 	var mbe *http.MaxBytesError
-	var se *saveError
-	var pe *fs.PathError
-	switch {
-	case errors.As(err, &mbe) || strings.Contains(err.Error(), "request body too large"):
+	if errors.As(err, &mbe) || strings.Contains(err.Error(), "request body too large") {
 		return errorf(http.StatusRequestEntityTooLarge, "payload_too_large", "upload larger than %d bytes", limit)
-	case errors.As(err, &se) && errors.As(err, &pe):
-		return errorf(http.StatusServiceUnavailable, "unavailable", "the server could not keep the upload: %v", pe.Err)
-	case errors.As(err, &se):
-		return errorf(http.StatusServiceUnavailable, "unavailable", "the server could not keep the upload")
 	}
 	return errorf(http.StatusBadRequest, "bad_request", "reading the upload: %v", err)
 }

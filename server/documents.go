@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -195,38 +194,15 @@ type uploadResult struct {
 var fieldNames = strings.NewReplacer("--chunks-format", "chunks_format", "--chunks", "manifest", "--text FILE", "a text part", "--text", "text",
 	"--offsets", "offsets", "--max-quarantined", "max_quarantined", "--repair", "repair=true", "--id", "id")
 
-// upload holds an upload's parts: the source in memory (ingest.RunSource;
-// the body limit bounds it), and for an import the manifest and the
-// pipeline's own canonical text, saved to files in a temporary directory
-// made for them only, since ingest reads those by path.
+// upload holds an upload's parts in memory, the body limit bounding them
+// all: the source, and for an import the manifest and the pipeline's own
+// canonical text (ingest.RunSource takes all three as bytes: nothing of an
+// upload goes to a file but the store).
 type upload struct {
 	source               []byte
 	hasSource            bool
-	dir                  string // "" until a manifest or text part is saved
-	manifest, text       string
+	manifest, text       []byte // nil: no such part
 	hasManifest, hasText bool
-}
-
-// saveImportPart saves a manifest or text part to its file, making the
-// temporary directory for the first.
-func (u *upload) saveImportPart(part io.Reader, base string) (string, error) {
-	if u.dir == "" {
-		dir, err := os.MkdirTemp("", "evidence-upload-")
-		if err != nil {
-			return "", &saveError{err}
-		}
-		u.dir = dir
-	}
-	p := filepath.Join(u.dir, base)
-	_, err := saveBody(part, p)
-	return p, err
-}
-
-// remove deletes what the upload saved.
-func (u *upload) remove() {
-	if u.dir != "" {
-		os.RemoveAll(u.dir)
-	}
 }
 
 // uploadFields are the multipart fields besides the file parts, with the
@@ -237,10 +213,10 @@ var uploadFields = map[string]int{
 	"metadata": verify.MaxMetadataBytes,
 }
 
-// readMultipart reads the "file" part (the source) into memory, saves the
-// "manifest" part (JSON Lines chunks of another pipeline) and the "text"
-// part (that pipeline's canonical text) to their files, and adds the other
-// fields to fields.
+// readMultipart reads the "file" part (the source), the "manifest" part
+// (JSON Lines chunks of another pipeline) and the "text" part (that
+// pipeline's canonical text) into memory, and adds the other fields to
+// fields.
 func (u *upload) readMultipart(r *http.Request, fields url.Values, limit int64) error {
 	mr, err := r.MultipartReader()
 	if err != nil {
@@ -270,12 +246,12 @@ func (u *upload) readMultipart(r *http.Request, fields url.Values, limit int64) 
 			}
 			u.hasSource = true
 		case "manifest":
-			if u.manifest, err = u.saveImportPart(part, "manifest.jsonl"); err != nil {
+			if u.manifest, err = io.ReadAll(part); err != nil {
 				return uploadError(err, limit)
 			}
 			u.hasManifest = true
 		case "text":
-			if u.text, err = u.saveImportPart(part, "text.txt"); err != nil {
+			if u.text, err = io.ReadAll(part); err != nil {
 				return uploadError(err, limit)
 			}
 			u.hasText = true
@@ -306,8 +282,9 @@ func (u *upload) readMultipart(r *http.Request, fields url.Values, limit int64) 
 }
 
 // importOptions reads the fields of an import (repair, chunks_format,
-// offsets, max_quarantined) and dry_run into opts. They read a manifest,
-// so without a manifest part they are refused rather than ignored.
+// offsets, max_quarantined) and dry_run into opts; the parts themselves go
+// to ingest in its Source. The fields read a manifest, so without a
+// manifest part they are refused rather than ignored.
 func (u *upload) importOptions(fields url.Values, opts *ingest.Options) error {
 	var err error
 	if opts.DryRun, err = boolField(fields, "dry_run"); err != nil {
@@ -323,10 +300,6 @@ func (u *upload) importOptions(fields url.Values, opts *ingest.Options) error {
 			}
 		}
 		return nil
-	}
-	opts.Chunks = u.manifest
-	if u.hasText {
-		opts.TextFile = u.text
 	}
 	if opts.Repair, err = boolField(fields, "repair"); err != nil {
 		return err
@@ -353,23 +326,6 @@ func (u *upload) importOptions(fields url.Values, opts *ingest.Options) error {
 		opts.MaxQuarantined = &l
 	}
 	return nil
-}
-
-// hide replaces the upload's temporary paths in a message with the names
-// the caller gave them. The source has none: ingest names it by its
-// filename.
-func (u *upload) hide(msg string) string {
-	if u.dir == "" {
-		return msg
-	}
-	var pairs []string
-	if u.hasManifest {
-		pairs = append(pairs, u.manifest, "manifest")
-	}
-	if u.hasText {
-		pairs = append(pairs, u.text, "text")
-	}
-	return strings.NewReplacer(append(pairs, u.dir, "the server's temporary directory")...).Replace(msg)
 }
 
 // boolField reads a true/false field; absent is false.
