@@ -43,14 +43,14 @@ type serverConfig struct {
 	logger *slog.Logger
 	// traceWrites is TraceSync (the default when empty) or TraceAsync.
 	traceWrites string
-	// traceWriter is when async traces are committed (serve_traces.go).
+	// traceWriter is when async traces are committed (traces.go).
 	traceWriter traceWriterConfig
 	// links signs viewer links; nil signs with a key of the server's own
 	// run, relative links valid for DefaultViewerTTL.
 	links *LinkSigner
 	// pdf is the worker and limits of uploaded PDFs.
 	pdf ingest.PDFLimits
-	// limits bound the requests handled and waiting (serve_limits.go);
+	// limits bound the requests handled and waiting (limits.go);
 	// zero values take the defaults.
 	limits serveLimits
 }
@@ -67,10 +67,10 @@ type Server struct {
 	requestIDs *requestIDs
 	traces     *traceQueue // nil: traces are committed before the response
 	policyJSON []byte      // the policy, encoded once for traces
-	lanes      lanes       // admission control by route (serve_limits.go)
+	lanes      lanes       // admission control by route (limits.go)
 	diskWaits  chan struct{}
 	responses  *byteBudget // large response bodies being written
-	large      *lane       // large answers being built (serve_limits.go)
+	large      *lane       // large answers being built (limits.go)
 	conns      Limits      // connection limit and timeouts, for Serve
 	adaptive   bool        // Options.AdaptiveMemory
 	shed       atomic.Int64
@@ -473,7 +473,7 @@ type served struct {
 }
 
 // viewerURL is where the evidence viewer shows a served resolution: a link
-// signed for the principal it was resolved for (serve_links.go), absolute
+// signed for the principal it was resolved for (links.go), absolute
 // when the server knows its public URL.
 func (s *Server) viewerURL(c *resolve.Cited, principal string) string {
 	if c.Link == nil {
@@ -639,7 +639,7 @@ func (s *Server) postVerify(w http.ResponseWriter, r *http.Request, c *caller) e
 	}
 	var req *verify.Request
 	if from := r.URL.Query().Get("from"); from != "" {
-		req, err = s.providerRequest(from, b, c) // a provider's cited answer (serve_providers.go)
+		req, err = s.providerRequest(from, b, c) // a provider's cited answer (providers.go)
 	} else if req, err = verify.DecodeRequest(b); err != nil {
 		err = errorf(http.StatusBadRequest, "bad_request", "%v", err)
 	}

@@ -19,9 +19,11 @@
 // verify and ingest; this package maps HTTP to them. Nothing below
 // imports it, and the CLI (cmd/evidence) only wires flags to Options.
 //
-// Caveats: without Options.Tokens the server trusts the
-// X-Evidence-Principal header, so bind it to loopback only (the CLI
-// refuses otherwise). SetMemoryLimit and the adaptive memory limit change
+// Caveats: viewer links are root-relative (/view/...) unless Options.Links
+// has a base URL, so a Server mounted under a prefix needs NewLinkSigner
+// with the public URL of that prefix. Without Options.Tokens the server
+// trusts the X-Evidence-Principal header, so bind it to loopback only (the
+// CLI refuses otherwise). SetMemoryLimit and the adaptive memory limit change
 // the process's Go runtime settings: they are for a process that is the
 // server, as `evidence serve` is.
 package server
