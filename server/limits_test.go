@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/evidence-rag/evidence/corpus"
 	"github.com/evidence-rag/evidence/ingest"
 	"github.com/evidence-rag/evidence/store"
+	"github.com/evidence-rag/evidence/store/storetest"
 )
 
 // waitFor polls cond every 5 ms until it holds, failing the test after 5 s.
@@ -366,5 +368,55 @@ func TestParseSize(t *testing.T) {
 	}
 	if _, _, err := SetMemoryLimit("lots"); err == nil {
 		t.Error(`SetMemoryLimit("lots"): no error`)
+	}
+}
+
+// TestNewOptions: New fills in the defaults it reports in Limits, and the
+// options reach what the server does: the body limit, the queue, the
+// tokens.
+func TestNewOptions(t *testing.T) {
+	db := storetest.Open(t)
+	srv := New(db, Options{ErrorLog: io.Discard})
+	defer srv.Close()
+	l := srv.Limits()
+	if l.MaxInFlight != DefaultMaxInFlight || l.MaxQueue != 0 || l.QueueTimeout != DefaultQueueTimeout || l.MaxBulk != DefaultMaxBulk ||
+		l.WriteStall != DefaultWriteStall || l.MaxResponseBytes != DefaultMaxResponses || l.MaxConns < 1 || l.MaxConns > DefaultMaxConns ||
+		l.ReadHeaderTimeout != DefaultReadHeaderTimeout || l.ReadTimeout != DefaultReadTimeout || l.WriteTimeout != DefaultWriteTimeout || l.IdleTimeout != DefaultIdleTimeout {
+		t.Errorf("limits of zero options: %+v", l)
+	}
+	if srv.maxBody != DefaultMaxBody || srv.maxUpload != DefaultMaxUpload {
+		t.Errorf("body limits of zero options: %d, %d", srv.maxBody, srv.maxUpload)
+	}
+
+	small := New(db, Options{ErrorLog: io.Discard, MaxBody: 10, Limits: Limits{MaxQueue: 3, ReadHeaderTimeout: time.Minute, ReadTimeout: time.Second}})
+	defer small.Close()
+	if got := small.Limits(); got.MaxQueue != 3 || got.ReadHeaderTimeout != time.Second {
+		t.Errorf("limits: queue %d, header timeout %s; want 3 and the read timeout (1s)", got.MaxQueue, got.ReadHeaderTimeout)
+	}
+	w := httptest.NewRecorder()
+	small.ServeHTTP(w, httptest.NewRequest("POST", "/v1/verify", strings.NewReader(`{"request_id": "r-too-long"}`)))
+	if w.Code != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body over MaxBody: got %d, want 413", w.Code)
+	}
+	path := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(path, []byte("tok-0123456789abcdef service\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tokens, err := LoadTokens(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	authed := New(db, Options{ErrorLog: io.Discard, Tokens: tokens})
+	defer authed.Close()
+	for token, want := range map[string]int{"": http.StatusUnauthorized, "tok-0123456789abcdef": http.StatusOK} {
+		r := httptest.NewRequest("GET", "/v1/documents", nil)
+		if token != "" {
+			r.Header.Set("Authorization", "Bearer "+token)
+		}
+		w := httptest.NewRecorder()
+		authed.ServeHTTP(w, r)
+		if w.Code != want {
+			t.Errorf("GET /v1/documents with token %q: got %d, want %d", token, w.Code, want)
+		}
 	}
 }

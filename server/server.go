@@ -63,10 +63,11 @@ type Options struct {
 }
 
 // Limits are the server's admission control, connection limit and
-// timeouts (docs/service.md#limits). Zero values take the defaults.
+// timeouts (docs/service.md#limits). Zero values take the defaults, but
+// for MaxQueue.
 type Limits struct {
 	MaxInFlight  int           // API requests handled at once (DefaultMaxInFlight)
-	MaxQueue     int           // API requests waiting for a slot (DefaultMaxQueue); below 0: none
+	MaxQueue     int           // API requests waiting for a slot; 0 (or less) is none: the CLI's default is DefaultMaxQueue
 	QueueTimeout time.Duration // how long one may wait (DefaultQueueTimeout)
 	MaxBulk      int           // uploads, rebuilds, deletes, snapshots at once (DefaultMaxBulk)
 	WriteStall   time.Duration // a response its reader takes nothing of for this long is abandoned
