@@ -46,7 +46,7 @@ clients-test: build
 
 ## race: the packages with concurrency (store caches, server, trace queue) under the race detector
 race:
-	$(GO) test -count=1 -race ./store/ ./resolve/... ./verify/ ./verify/eval/ ./cmd/evidence/
+	$(GO) test -count=1 -race ./store/ ./resolve/... ./verify/ ./verify/eval/ ./server/ ./cmd/evidence/
 
 ## lint: gofmt, go vet and staticcheck (pinned in go.mod's tool block)
 lint:

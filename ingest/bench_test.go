@@ -46,7 +46,7 @@ func BenchmarkIngestMarkdown(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.StartTimer()
-				sum, err := Run(context.Background(), db, []string{src}, Options{Workers: workers})
+				sum, err := Run(context.Background(), db, []string{src}, withWorker(Options{Workers: workers}))
 				if err != nil || sum.Ingested != docs {
 					b.Fatalf("got %+v %v, want %d ingested", sum, err, docs)
 				}

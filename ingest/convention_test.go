@@ -19,7 +19,7 @@ func readImportFixture(t *testing.T, source, manifest string) (*Extracted, store
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := Extract(source, src)
+	ex, err := extractTest(source, src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestImportStartNotFound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := Extract(credit, src)
+	ex, err := extractTest(credit, src)
 	if err != nil {
 		t.Fatal(err)
 	}

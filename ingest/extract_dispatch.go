@@ -12,7 +12,8 @@ import (
 // Extract extracts the canonical text and layout of a source, choosing the
 // extractor by the extension of path (case-insensitive, see Supported):
 // .txt and .text are plain text, .md and .markdown Markdown, .html, .htm and
-// .xhtml HTML, .pdf PDF (in a worker process with default limits). Every
+// .xhtml HTML; a .pdf fails with ErrNoWorker (reason unreadable): PDFs are
+// read in a worker process, which ExtractWith's PDFLimits names. Every
 // error it returns is an *ExtractError naming path, with the reason code
 // unsupported (any other extension), empty (a source, or the text
 // extracted from it, of white space only), binary, invalid_utf8, or for
@@ -21,7 +22,7 @@ func Extract(path string, src []byte) (*Extracted, error) {
 	return ExtractWith(path, src, PDFLimits{})
 }
 
-// ExtractWith is Extract with the limits of PDF extraction.
+// ExtractWith is Extract with the worker and limits of PDF extraction.
 func ExtractWith(path string, src []byte, lim PDFLimits) (*Extracted, error) {
 	return extractWith(path, src, lim, false)
 }

@@ -37,7 +37,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			x, err := Extract(path, src)
+			x, err := extractTest(path, src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +77,7 @@ func TestExtract(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.path+"/"+tt.src, func(t *testing.T) {
-			x, err := Extract(tt.path, []byte(tt.src))
+			x, err := extractTest(tt.path, []byte(tt.src))
 			if tt.reason == "" {
 				if err != nil {
 					t.Fatalf("got error %v, want none", err)
@@ -136,7 +136,7 @@ func TestCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			x, err := Extract(path, src)
+			x, err := extractTest(path, src)
 			if err != nil {
 				t.Fatal(err)
 			}

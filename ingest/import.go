@@ -186,23 +186,33 @@ type importInput struct {
 	text         *Extracted // nil: extract the source as usual
 }
 
+// readImport reads an import's manifest and text: from memory (a
+// RunSource's Source, named "manifest" and "text" in errors), else from the
+// files opts.Chunks and opts.TextFile name.
 func readImport(path string, opts Options) (*importInput, error) {
-	mb, err := os.ReadFile(opts.Chunks)
-	if err != nil {
-		return nil, &ExtractError{Path: opts.Chunks, Reason: ReasonUnreadable, Err: err}
+	manifestName, textName := opts.Chunks, opts.TextFile
+	var mb, tb []byte
+	if p := opts.parts; p != nil {
+		manifestName, textName, mb, tb = "manifest", "text", p.manifest, p.text
+	} else {
+		var err error
+		if mb, err = os.ReadFile(opts.Chunks); err != nil {
+			return nil, &ExtractError{Path: manifestName, Reason: ReasonUnreadable, Err: err}
+		}
+		if opts.TextFile != "" {
+			if tb, err = os.ReadFile(opts.TextFile); err != nil {
+				return nil, &ExtractError{Path: textName, Reason: ReasonUnreadable, Err: err}
+			}
+		}
 	}
 	chunks, format, err := ReadManifest(bytes.NewReader(mb), opts.ChunksFormat)
 	if err != nil {
-		return nil, &ExtractError{Path: opts.Chunks, Reason: ReasonMalformed, Err: err}
+		return nil, &ExtractError{Path: manifestName, Reason: ReasonMalformed, Err: err}
 	}
 	in := &importInput{chunks: chunks, format: format, offsets: opts.Offsets, manifestHash: store.Hash(mb)}
-	if opts.TextFile != "" {
-		tb, err := os.ReadFile(opts.TextFile)
-		if err != nil {
-			return nil, &ExtractError{Path: opts.TextFile, Reason: ReasonUnreadable, Err: err}
-		}
+	if tb != nil {
 		if in.text, err = externalText(path, tb); err != nil {
-			return nil, &ExtractError{Path: opts.TextFile, Reason: reasonOf(err), Err: err}
+			return nil, &ExtractError{Path: textName, Reason: reasonOf(err), Err: err}
 		}
 	}
 	return in, nil
@@ -239,11 +249,11 @@ func externalText(sourcePath string, b []byte) (*Extracted, error) {
 
 // checkImportOptions refuses import settings without an import, and an
 // unknown offset origin.
-func checkImportOptions(chunks, offsets string, limit *QuarantineLimit) error {
+func checkImportOptions(importing bool, offsets string, limit *QuarantineLimit) error {
 	if !ValidOffsets(offsets) {
 		return fmt.Errorf("%w: --offsets %q (want auto, document or page)", ErrOptions, offsets)
 	}
-	if chunks == "" && (offsets != "" && offsets != OffsetsAuto || limit != nil) {
+	if !importing && (offsets != "" && offsets != OffsetsAuto || limit != nil) {
 		return fmt.Errorf("%w: --offsets and --max-quarantined read an imported manifest: they need --chunks", ErrOptions)
 	}
 	return nil

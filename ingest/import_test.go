@@ -50,7 +50,7 @@ func importFixture(t *testing.T, source, manifest string, textFile string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ex, err = Extract(source, src); err != nil {
+		if ex, err = extractTest(source, src); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -200,7 +200,7 @@ func TestWriteDriftManifests(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ex, err := Extract(path, src)
+		ex, err := extractTest(path, src)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,6 +22,9 @@ const (
 	FormatHaystack   = "haystack"   // content, meta.split_idx_start, meta.page_number (1-based), id
 )
 
+// ChunksFormats are the manifest formats Options.ChunksFormat takes.
+var ChunksFormats = []string{FormatAuto, FormatGeneric, FormatLangChain, FormatLlamaIndex, FormatHaystack}
+
 // ReasonMalformed quarantines a manifest line that could not be read as a chunk.
 const ReasonMalformed = "malformed"
 

@@ -33,7 +33,7 @@ func BenchmarkPDFCorpus(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.StartTimer()
-				sum, err := Run(context.Background(), db, files, Options{Workers: workers})
+				sum, err := Run(context.Background(), db, files, withWorker(Options{Workers: workers}))
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -67,13 +67,22 @@ var (
 	ErrWorker = errors.New("ingest: extraction worker failed")
 )
 
-// PDFLimits bound the extraction of one PDF. Zero fields take the defaults.
+// PDFLimits bound the extraction of one PDF, and say which worker process
+// runs it. Zero fields take the defaults.
 type PDFLimits struct {
 	Timeout        time.Duration // wall clock per document, process start included; default 60s
 	MemoryBytes    uint64        // address space the worker may add to what it holds at start (RLIMIT_AS); default 2 GiB
 	MaxPages       int           // physical pages; default 20,000
 	MaxTextBytes   int           // extracted text, UTF-8 bytes; default 64 MiB
 	MaxStreamBytes int64         // decompressed bytes of one stream; default 64 MiB
+	// Worker returns the command that starts a PDF worker; ExtractPDF
+	// appends the limit flags. A program that ingests PDFs sets it: the
+	// evidence command to SelfWorker, tests (as os/exec's do) to the test
+	// binary and a helper test that calls RunWorker. Nil, the default, is
+	// no worker: a PDF then fails with ErrNoWorker. No default runs this
+	// executable, since a test binary run as "extract-worker" would run its
+	// tests again, and each of them might start more workers.
+	Worker func() (*exec.Cmd, error)
 }
 
 // Defaults of PDFLimits.
@@ -124,17 +133,8 @@ func (l PDFLimits) outputBudget() int64 {
 	return 12*int64(l.MaxTextBytes) + 4096*int64(l.MaxPages) + 1<<20
 }
 
-// WorkerCommand returns the command that starts a PDF worker; ExtractPDF
-// appends the limit flags. A program that ingests PDFs sets it: the
-// evidence command to SelfWorker, tests (as os/exec's do) to the test
-// binary and a helper test that calls RunWorker. Nil, the default, is no
-// worker: a PDF then fails with ErrNoWorker. No default runs this
-// executable, since a test binary run as "extract-worker" would run its
-// tests again, and each of them might start more workers.
-var WorkerCommand func() (*exec.Cmd, error)
-
-// ErrNoWorker is returned for a PDF when WorkerCommand is not set.
-var ErrNoWorker = errors.New("ingest: no PDF worker: set ingest.WorkerCommand (ingest.SelfWorker in a program with an extract-worker command)")
+// ErrNoWorker is returned for a PDF when PDFLimits.Worker is not set.
+var ErrNoWorker = errors.New("ingest: no PDF worker: set PDFLimits.Worker (ingest.SelfWorker in a program with an extract-worker command)")
 
 // SelfWorker starts this executable with the argument "extract-worker":
 // the worker of a program whose command line has that hidden command,
@@ -147,7 +147,7 @@ func SelfWorker() (*exec.Cmd, error) {
 	return exec.Command(exe, "extract-worker"), nil
 }
 
-// ExtractPDF extracts a PDF in a worker process (see WorkerCommand and
+// ExtractPDF extracts a PDF in a worker process (see PDFLimits.Worker and
 // RunWorker) and maps the result to canonical text: the pages' text, each
 // normalized (see Normalize; a form feed inside a page becomes a line
 // break), joined by "\f", empty pages kept so numbering never shifts.
@@ -215,10 +215,10 @@ const stderrKeep = 64 << 10
 // runWorker runs one worker over src. err is set only when the worker
 // could not be started; how the document fared is in the result.
 func runWorker(src []byte, lim PDFLimits) (*workerResult, error) {
-	if WorkerCommand == nil {
+	if lim.Worker == nil {
 		return nil, fmt.Errorf("%w: %w", ErrWorker, ErrNoWorker)
 	}
-	cmd, err := WorkerCommand()
+	cmd, err := lim.Worker()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrWorker, err)
 	}
@@ -467,10 +467,6 @@ func (w *headWriter) Bytes() []byte {
 	return slices.Clone(w.buf)
 }
 
-// workerExtract is the extraction a worker runs; the tests' helper worker
-// swaps in extractions that hang, allocate, panic or recurse.
-var workerExtract = pdf.Extract
-
 // RunWorker is the worker's side of ExtractPDF (the hidden command
 // "evidence extract-worker"): it lowers its own address-space limit (Go's
 // exec has no hook to set one for a child), reads the PDF from stdin or
@@ -485,6 +481,15 @@ var workerExtract = pdf.Extract
 // It returns the exit code: 0 when the last line was written, 2 for bad
 // arguments, 1 when stdout fails. The wall-clock limit is the parent's.
 func RunWorker(stdin io.Reader, stdout io.Writer, args []string) int {
+	return runWorkerWith(stdin, stdout, args, pdf.Extract)
+}
+
+// extractFunc is the extraction a worker runs: pdf.Extract, or in the
+// tests' helper worker one that hangs, allocates, panics or recurses.
+type extractFunc func(src []byte, lim pdf.Limits, page func(pdf.Page) error) (*pdf.Doc, error)
+
+// runWorkerWith is RunWorker running extract.
+func runWorkerWith(stdin io.Reader, stdout io.Writer, args []string, extract extractFunc) int {
 	w := bufio.NewWriterSize(stdout, 64<<10)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -548,7 +553,7 @@ func RunWorker(stdin io.Reader, stdout io.Writer, args []string) int {
 		return finish(ReasonUnreadable, fmt.Errorf("read the PDF: %w", err))
 	}
 	var sendErr error
-	doc, err := extractRecover(src, lim, func(p pdf.Page) error {
+	doc, err := extractRecover(extract, src, lim, func(p pdf.Page) error {
 		sendErr = send(workerMsg{Page: &p})
 		return sendErr
 	})
@@ -577,13 +582,13 @@ func RunWorker(stdin io.Reader, stdout io.Writer, args []string) int {
 
 // extractRecover runs the reader; a panic it lets through fails the
 // document as malformed instead of ending the worker without a word.
-func extractRecover(src []byte, lim pdf.Limits, page func(pdf.Page) error) (doc *pdf.Doc, err error) {
+func extractRecover(extract extractFunc, src []byte, lim pdf.Limits, page func(pdf.Page) error) (doc *pdf.Doc, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			doc, err = nil, &pdf.Error{Reason: pdf.ReasonMalformed, Err: fmt.Errorf("panic: %v", p)}
 		}
 	}()
-	return workerExtract(src, lim, page)
+	return extract(src, lim, page)
 }
 
 // addressSpace returns this process's virtual memory size in bytes, 0

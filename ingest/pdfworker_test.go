@@ -26,10 +26,21 @@ import (
 )
 
 // The worker of these tests is this test binary, re-run with
-// -test.run=^TestWorkerProcess$ (os/exec's helper-process pattern). It is
-// set for the whole package, so any test that reaches ExtractPDF, through
-// Extract or Run, gets a real worker instead of re-running every test.
-func init() { WorkerCommand = helperWorker("pdf", nil) }
+// -test.run=^TestWorkerProcess$ (os/exec's helper-process pattern): tests
+// that reach ExtractPDF, through ExtractWith or Run, name it in their
+// PDFLimits (testWorker, testLimits, withWorker).
+var testWorker = helperWorker("pdf", nil)
+
+// withWorker is opts with the helper worker reading its PDFs.
+func withWorker(opts Options) Options {
+	opts.PDF.Worker = testWorker
+	return opts
+}
+
+// extractTest is Extract with the helper worker for PDFs.
+func extractTest(path string, src []byte) (*Extracted, error) {
+	return ExtractWith(path, src, PDFLimits{Worker: testWorker})
+}
 
 // workerModeEnv selects how the helper worker behaves.
 const workerModeEnv = "EVIDENCE_TEST_WORKER"
@@ -59,13 +70,12 @@ type startedCmds struct {
 
 func (s *startedCmds) add(c *exec.Cmd) { s.mu.Lock(); s.cmds = append(s.cmds, c); s.mu.Unlock() }
 
-// useWorker makes ExtractPDF use the helper worker in mode for one test.
-func useWorker(t *testing.T, mode string) *startedCmds {
-	t.Helper()
+// useWorker returns lim with the helper worker in mode, recording the
+// commands it starts.
+func useWorker(lim PDFLimits, mode string) (PDFLimits, *startedCmds) {
 	started := &startedCmds{}
-	WorkerCommand = helperWorker(mode, started)
-	t.Cleanup(func() { WorkerCommand = helperWorker("pdf", nil) })
-	return started
+	lim.Worker = helperWorker(mode, started)
+	return lim, started
 }
 
 // TestWorkerProcess is the helper worker: not a test of its own. In the
@@ -84,44 +94,45 @@ func TestWorkerProcess(t *testing.T) {
 		_ = page(pdf.Page{Number: 1, Text: "first"})
 		_ = page(pdf.Page{Number: 2, Text: "second"})
 	}
+	var extract extractFunc = pdf.Extract
 	switch mode {
 	case "pdf": // the real reader
 	case "hang": // an xref /Prev loop
-		workerExtract = func(_ []byte, _ pdf.Limits, page func(pdf.Page) error) (*pdf.Doc, error) {
+		extract = func(_ []byte, _ pdf.Limits, page func(pdf.Page) error) (*pdf.Doc, error) {
 			twoPages(page)
 			time.Sleep(time.Hour)
 			return nil, nil
 		}
 	case "alloc": // an unchecked xref size
-		workerExtract = func([]byte, pdf.Limits, func(pdf.Page) error) (*pdf.Doc, error) {
+		extract = func([]byte, pdf.Limits, func(pdf.Page) error) (*pdf.Doc, error) {
 			for {
 				hoard = append(hoard, make([]byte, 32<<20))
 			}
 		}
 	case "recurse": // a cyclic outline walked recursively
-		workerExtract = func([]byte, pdf.Limits, func(pdf.Page) error) (*pdf.Doc, error) {
+		extract = func([]byte, pdf.Limits, func(pdf.Page) error) (*pdf.Doc, error) {
 			return nil, fmt.Errorf("%d", recurse(1))
 		}
 	case "goroutine-panic": // a panic recover cannot reach
-		workerExtract = func(_ []byte, _ pdf.Limits, page func(pdf.Page) error) (*pdf.Doc, error) {
+		extract = func(_ []byte, _ pdf.Limits, page func(pdf.Page) error) (*pdf.Doc, error) {
 			twoPages(page)
 			go func() { panic("boom in a goroutine") }()
 			time.Sleep(time.Hour)
 			return nil, nil
 		}
 	case "panic": // a panic the worker's recover catches
-		workerExtract = func([]byte, pdf.Limits, func(pdf.Page) error) (*pdf.Doc, error) {
+		extract = func([]byte, pdf.Limits, func(pdf.Page) error) (*pdf.Doc, error) {
 			panic("boom")
 		}
 	case "exit": // a crash with a message
-		workerExtract = func(_ []byte, _ pdf.Limits, page func(pdf.Page) error) (*pdf.Doc, error) {
+		extract = func(_ []byte, _ pdf.Limits, page func(pdf.Page) error) (*pdf.Doc, error) {
 			twoPages(page)
 			fmt.Fprintln(os.Stderr, "something broke\nmore detail")
 			os.Exit(5)
 			return nil, nil
 		}
 	case "garbage": // not the protocol
-		workerExtract = func([]byte, pdf.Limits, func(pdf.Page) error) (*pdf.Doc, error) {
+		extract = func([]byte, pdf.Limits, func(pdf.Page) error) (*pdf.Doc, error) {
 			fmt.Println("hello")
 			return nil, nil
 		}
@@ -140,7 +151,7 @@ func TestWorkerProcess(t *testing.T) {
 	default:
 		os.Exit(8)
 	}
-	os.Exit(RunWorker(os.Stdin, os.Stdout, args))
+	os.Exit(runWorkerWith(os.Stdin, os.Stdout, args, extract))
 }
 
 // hoard keeps what the "alloc" worker allocates.
@@ -155,7 +166,7 @@ func recurse(n int) int {
 }
 
 // testLimits keep failing tests short.
-var testLimits = PDFLimits{Timeout: 10 * time.Second, MemoryBytes: 1 << 30}
+var testLimits = PDFLimits{Timeout: 10 * time.Second, MemoryBytes: 1 << 30, Worker: testWorker}
 
 func TestExtractPDF(t *testing.T) {
 	src := (&testPDF{
@@ -269,8 +280,7 @@ func TestExtractPDFFailures(t *testing.T) {
 		{name: "garbage", mode: "garbage", reason: ReasonMalformed, is: ErrWorker, contains: "bad line 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			started := useWorker(t, tc.mode)
-			lim := tc.lim
+			lim, started := useWorker(tc.lim, tc.mode)
 			if lim.Timeout == 0 {
 				lim.Timeout = testLimits.Timeout
 			}
@@ -538,7 +548,7 @@ func sharedCorpus(t *testing.T, sub string) string {
 func TestPDFHardCorpus(t *testing.T) {
 	dir := sharedCorpus(t, "pdf-hard")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.pdf"))
-	lim := PDFLimits{Timeout: 2 * time.Second, MemoryBytes: 1 << 30}
+	lim := PDFLimits{Timeout: 2 * time.Second, MemoryBytes: 1 << 30, Worker: testWorker}
 	type outcome struct {
 		file, reason string
 		pages        int
@@ -641,7 +651,7 @@ func TestPDFCorpusPages(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			x, err := ExtractPDF(file, src, PDFLimits{Timeout: 30 * time.Second})
+			x, err := ExtractPDF(file, src, PDFLimits{Timeout: 30 * time.Second, Worker: testWorker})
 			reason := "ok"
 			var ee *ExtractError
 			switch {

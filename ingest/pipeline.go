@@ -60,6 +60,8 @@ type Options struct {
 	// pipeline used (pages separated by form feeds), taken as is instead of
 	// extracting the source; the source bytes are still hashed for the id.
 	TextFile string
+	// parts are a manifest and text in memory (RunSource's Source).
+	parts *importParts
 	// Repair re-anchors imported chunks whose claims do not resolve, and
 	// records each repair; without it they are quarantined.
 	Repair bool
@@ -353,11 +355,18 @@ func checkOptions(opts Options) (Options, error) {
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultMaxBytes
 	}
-	if err := checkImportOptions(opts.Chunks, opts.Offsets, opts.MaxQuarantined); err != nil {
+	if err := checkImportOptions(opts.importing(), opts.Offsets, opts.MaxQuarantined); err != nil {
 		return opts, err
 	}
 	return opts, nil
 }
+
+// importing reports whether the options import a manifest, from a file
+// (Chunks) or from memory (RunSource).
+func (o *Options) importing() bool { return o.Chunks != "" || o.parts != nil }
+
+// hasText reports whether the options give the import's canonical text.
+func (o *Options) hasText() bool { return o.TextFile != "" || o.parts != nil && o.parts.text != nil }
 
 // runSources is the pipeline of Run and RunSource: failed results are
 // recorded, sources prepared by opts.Workers and written by one writer.
@@ -583,7 +592,7 @@ func prepare(db Store, s source, opts Options) *prepared {
 	sourceHash := store.Hash(src)
 	p.source = sourceHash
 	rc := recipe{extractor: ExtractorFor(s.path), chunk: opts.Chunk, repair: opts.Repair}
-	if opts.Chunks != "" {
+	if opts.importing() {
 		if rc.imp, err = readImport(s.path, opts); err != nil {
 			return fail(err)
 		}

@@ -26,7 +26,7 @@ func sampleDir(t *testing.T) string {
 
 func run(t *testing.T, db Store, paths []string, opts Options) *Summary {
 	t.Helper()
-	sum, err := Run(context.Background(), db, paths, opts)
+	sum, err := Run(context.Background(), db, paths, withWorker(opts))
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -356,7 +356,7 @@ func TestChunkTables(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ex, err := Extract(e.Name(), src)
+			ex, err := extractTest(e.Name(), src)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -41,7 +41,7 @@ func Rebuild(ctx context.Context, db Store, ids []string, opts RebuildOptions) (
 	if opts.Chunk.Overlap < 0 || opts.Chunk.Overlap >= opts.Chunk.Size {
 		return nil, fmt.Errorf("%w: overlap %d must be at least 0 and less than the chunk size %d", ErrOptions, opts.Chunk.Overlap, opts.Chunk.Size)
 	}
-	if err := checkImportOptions(opts.Chunks, opts.Offsets, opts.MaxQuarantined); err != nil {
+	if err := checkImportOptions(opts.Chunks != "", opts.Offsets, opts.MaxQuarantined); err != nil {
 		return nil, err
 	}
 	if opts.Chunks != "" && len(ids) != 1 {

@@ -19,7 +19,17 @@ type Source struct {
 	// Bytes are the source. They must not be changed until RunSource
 	// returns: the canonical text may share them.
 	Bytes []byte
+	// Manifest, when not nil, is another pipeline's chunk manifest for the
+	// source (JSON Lines), imported as Options.Chunks imports a file's;
+	// Text, when not nil beside it, is that pipeline's canonical text, as
+	// Options.TextFile. Errors name them "manifest" and "text". With them,
+	// Options.Chunks and TextFile must be empty.
+	Manifest, Text []byte
 }
+
+// importParts are an import's manifest and text given in memory
+// (Source.Manifest and Text), read instead of Options.Chunks and TextFile.
+type importParts struct{ manifest, text []byte }
 
 // UploadURLPrefix begins the source URL of a version stored by RunSource
 // when the caller names none: bytes given in memory have no location a
@@ -34,9 +44,19 @@ const UploadURLPrefix = "urn:evidence:upload:"
 // opts.DefaultURL, else UploadURLPrefix followed by the escaped id (only
 // opts.URL replaces the URL of a version stored already). opts.Base
 // derives ids from paths, so it is refused; an import's manifest and text
-// (opts.Chunks, opts.TextFile) are still read from files. As with Run,
-// nothing is written once ctx is done, and then ctx's error is returned.
+// come from src.Manifest and src.Text, or from the files opts.Chunks and
+// opts.TextFile name. As with Run, nothing is written once ctx is done,
+// and then ctx's error is returned.
 func RunSource(ctx context.Context, db Store, src Source, opts Options) (*Summary, error) {
+	if src.Manifest != nil || src.Text != nil {
+		switch {
+		case opts.Chunks != "" || opts.TextFile != "":
+			return nil, fmt.Errorf("%w: a manifest in memory and one in a file (--chunks, --text): give one", ErrOptions)
+		case src.Manifest == nil:
+			return nil, fmt.Errorf("%w: --text needs --chunks", ErrOptions)
+		}
+		opts.parts = &importParts{manifest: src.Manifest, text: src.Text}
+	}
 	opts, err := checkOptions(opts)
 	if err != nil {
 		return nil, err
@@ -54,7 +74,7 @@ func RunSource(ctx context.Context, db Store, src Source, opts Options) (*Summar
 	counted := &countingStore{Store: db}
 	var sources []source
 	var failed []*Result
-	if !Supported(src.Name) && opts.TextFile == "" { // as collect: with --text, nothing is extracted from the source
+	if !Supported(src.Name) && !opts.hasText() { // as collect: with --text, nothing is extracted from the source
 		failed = append(failed, &Result{Path: src.Name, Status: Failed, Reason: ReasonUnsupported,
 			Error: (&ExtractError{Path: src.Name, Reason: ReasonUnsupported, Err: ErrUnsupported}).Error()})
 	} else {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,7 +72,7 @@ func TestRunSourceSameAsRun(t *testing.T) {
 			fromBytes := storetest.Open(t)
 			tmp := t.TempDir()
 			t.Setenv("TMPDIR", tmp)
-			srcSum, err := RunSource(context.Background(), fromBytes, Source{Name: name, Bytes: b}, Options{Workers: 1})
+			srcSum, err := RunSource(context.Background(), fromBytes, Source{Name: name, Bytes: b}, withWorker(Options{Workers: 1}))
 			if err != nil {
 				t.Fatalf("RunSource: %v", err)
 			}
@@ -191,5 +192,67 @@ func TestRunSourceCanceled(t *testing.T) {
 	})
 	if err != nil {
 		t.Errorf("after the context was done: %v", err)
+	}
+}
+
+// TestRunSourceImportInMemory: an import's manifest and text given to
+// RunSource as bytes store what the same import from files stores (the
+// version id, which hashes the manifest, and every chunk), with no file
+// written; bad combinations are ErrOptions, and a broken manifest fails
+// naming "manifest".
+func TestRunSourceImportInMemory(t *testing.T) {
+	const name = "data-retention.md"
+	src, err := os.ReadFile(filepath.Join(sampleDir(t), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifestPath := filepath.Join("testdata", "import", name+".langchain.jsonl")
+	manifest, err := os.ReadFile(manifestPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	fromFile := storetest.Open(t)
+	fileSum, err := RunSource(ctx, fromFile, Source{Name: name, Bytes: src}, Options{Chunks: manifestPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromBytes := storetest.Open(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	memSum, err := RunSource(ctx, fromBytes, Source{Name: name, Bytes: src, Manifest: manifest}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("an import in memory left %d entries in TMPDIR", len(left))
+	}
+	fr, mr := fileSum.Results[0], memSum.Results[0]
+	if fr.Status != Ingested || mr.Status != Ingested || fr.DocumentVersion != mr.DocumentVersion || fr.Chunks != mr.Chunks || mr.ChunksFormat != FormatLangChain {
+		t.Fatalf("from file %s %s (%d chunks), from memory %s %s (%d chunks, format %q): want one ingested version",
+			fr.Status, fr.DocumentVersion, fr.Chunks, mr.Status, mr.DocumentVersion, mr.Chunks, mr.ChunksFormat)
+	}
+	if fc, mc := readStored(t, fromFile, name).chunks, readStored(t, fromBytes, name).chunks; !reflect.DeepEqual(fc, mc) {
+		t.Errorf("the chunks differ between the import from a file and from memory")
+	}
+
+	for _, tt := range []struct {
+		what string
+		src  Source
+		opts Options
+	}{
+		{"text without a manifest", Source{Name: name, Bytes: src, Text: src}, Options{}},
+		{"a manifest in memory and in a file", Source{Name: name, Bytes: src, Manifest: manifest}, Options{Chunks: manifestPath}},
+	} {
+		if _, err := RunSource(ctx, storetest.Open(t), tt.src, tt.opts); !errors.Is(err, ErrOptions) {
+			t.Errorf("%s: got %v, want ErrOptions", tt.what, err)
+		}
+	}
+	sum, err := RunSource(ctx, storetest.Open(t), Source{Name: name, Bytes: src, Manifest: []byte("not json\n")}, Options{MaxQuarantined: &QuarantineLimit{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := sum.Results[0]; r.Status == Ingested || !strings.Contains(r.Error, "manifest") {
+		t.Errorf("a broken manifest in memory: got %s %q, want a failure naming the manifest", r.Status, r.Error)
 	}
 }

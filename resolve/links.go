@@ -980,3 +980,16 @@ func foldText(rs []rune) (string, []int32) {
 	at[len(rs)] = int32(b.Len())
 	return b.String(), at
 }
+
+// PageString renders a span's pages for a reader: "3", "3–4", with the
+// printed label when the PDF defines one ("3 (printed "iii")").
+func PageString(page, end int, label string) string {
+	s := fmt.Sprint(page)
+	if end != page {
+		s += fmt.Sprintf("–%d", end)
+	}
+	if label != "" {
+		s += fmt.Sprintf(" (printed %q)", label)
+	}
+	return s
+}

@@ -151,3 +151,14 @@ func decodeJudgment(b []byte) (JudgeVerdict, bool) {
 	ok := checkVerdict(&v) == nil && v.LatencyMS >= 0 && !math.IsInf(v.LatencyMS, 1) // false for NaN too
 	return v, ok
 }
+
+// WithJudgeCache returns a copy of the policy whose judge's verdicts are
+// kept in c and reported to obs when obs is set; a policy without a judge
+// is returned as it is.
+func (p *Policy) WithJudgeCache(c JudgmentCache, obs JudgeObserver) *Policy {
+	j := p.ModelJudge()
+	if j == nil {
+		return p
+	}
+	return p.WithJudge(ObservedJudge(CachedJudge(j, c), obs))
+}

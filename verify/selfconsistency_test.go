@@ -66,7 +66,7 @@ func TestSelfConsistency(t *testing.T) {
 			paths = append(paths, filepath.Join(d, name))
 		}
 	}
-	sum, err := ingest.Run(context.Background(), db, paths, ingest.Options{Chunk: ingest.ChunkOptions{Size: 1000, Overlap: 100}})
+	sum, err := ingest.Run(context.Background(), db, paths, ingest.Options{Chunk: ingest.ChunkOptions{Size: 1000, Overlap: 100}, PDF: ingest.PDFLimits{Worker: pdfWorker}})
 	if err != nil {
 		t.Fatal(err)
 	}

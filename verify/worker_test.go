@@ -14,16 +14,15 @@ import (
 // own tests do): a test binary has no extract-worker command.
 const workerEnv = "EVIDENCE_VERIFY_TEST_WORKER"
 
-func init() {
-	ingest.WorkerCommand = func() (*exec.Cmd, error) {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, err
-		}
-		cmd := exec.Command(exe, "-test.run=^TestPDFWorker$", "--")
-		cmd.Env = append(os.Environ(), workerEnv+"=1")
-		return cmd, nil
+// pdfWorker is the PDFLimits.Worker of this package's ingests.
+func pdfWorker() (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
 	}
+	cmd := exec.Command(exe, "-test.run=^TestPDFWorker$", "--")
+	cmd.Env = append(os.Environ(), workerEnv+"=1")
+	return cmd, nil
 }
 
 // TestPDFWorker is the helper process; run directly it skips.

@@ -92,7 +92,7 @@ func showChunk(o *options, id string, audit bool) error {
 		return status
 	}
 	o.printf("span      [%d, %d) code points\npage      %s\nsection   %s\nblake3    %s\n",
-		c.Start, c.End, pageString(c.Page, c.PageEnd, c.PageLabel), orDash(strings.Join(c.SectionPath, " > ")), c.SpanHash)
+		c.Start, c.End, resolve.PageString(c.Page, c.PageEnd, c.PageLabel), orDash(strings.Join(c.SectionPath, " > ")), c.SpanHash)
 	if r := c.Repair; r != nil {
 		o.printf("REPAIRED  %s by %s", r.Reason, r.Method)
 		if r.Distance > 0 {
@@ -150,17 +150,6 @@ func excerptOf(s string) string {
 		return strconv.Quote(s)
 	}
 	return fmt.Sprintf("%q… (%s)", string(rs[:80]), plural(len(rs), "code point"))
-}
-
-func pageString(page, end int, label string) string {
-	s := fmt.Sprint(page)
-	if end != page {
-		s += fmt.Sprintf("–%d", end)
-	}
-	if label != "" {
-		s += fmt.Sprintf(" (printed %q)", label)
-	}
-	return s
 }
 
 func newChunksCommand(o *options) *cobra.Command {

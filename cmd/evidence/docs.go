@@ -8,36 +8,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/evidence-rag/evidence/ingest"
+	"github.com/evidence-rag/evidence/resolve"
 	"github.com/evidence-rag/evidence/store"
 )
 
 // docSummary is one row of `docs`.
-type docSummary struct {
-	DocumentID     string       `json:"document_id"`
-	CurrentVersion string       `json:"current_version,omitempty"`
-	Status         store.Status `json:"status"` // of the current version, or deleted
-	Versions       int          `json:"versions"`
-	MediaType      string       `json:"media_type,omitempty"`
-	Pages          int          `json:"pages"`
-	Chunks         int          `json:"chunks"`
-	Quarantined    int          `json:"quarantined"`
-	ACL            []string     `json:"acl,omitempty"`
-	SourceURL      string       `json:"source_url,omitempty"`
-}
-
-func summarize(tx *store.Tx, d *store.Document) (docSummary, error) {
-	s := docSummary{DocumentID: d.ID, CurrentVersion: d.Current, Versions: len(d.Versions), ACL: d.ACL, Status: store.StatusDeleted}
-	if d.Current == "" {
-		return s, nil
-	}
-	v, err := tx.Version(d.Current)
-	if err != nil {
-		return s, err
-	}
-	s.Status, s.MediaType, s.Pages, s.SourceURL = v.Status, v.MediaType, v.Pages, v.SourceURL
-	s.Chunks, s.Quarantined = v.Chunks-v.Quarantined, v.Quarantined
-	return s, nil
-}
+type docSummary = resolve.DocumentSummary
 
 func newDocsCommand(o *options) *cobra.Command {
 	var server string
@@ -93,7 +69,7 @@ func storeDocs(o *options) (rows []docSummary, failures []*store.Failure, err er
 	rows = []docSummary{}
 	err = db.View(func(tx *store.Tx) error {
 		if err := tx.ForEachDocument(func(d *store.Document) error {
-			s, err := summarize(tx, d)
+			s, err := resolve.Summarize(tx, d)
 			rows = append(rows, s)
 			return err
 		}); err != nil {

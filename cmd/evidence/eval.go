@@ -124,7 +124,7 @@ run with a usable answer, 3 when some were not run, invalid or errored (the reco
 				return err
 			}
 			cfg.DB, cfg.StorePath = db, db.Path()
-			cfg.Policy = cachedJudge(pol, db, nil) // read-only: cached verdicts are read, none stored
+			cfg.Policy = pol.WithJudgeCache(db, nil) // read-only: cached verdicts are read, none stored
 			cfg.Judge = cfg.Policy.ModelJudge()
 			cfg.Invalid = func(q eval.QuestionResult) { fmt.Fprintf(o.stderr, "evidence: golden %s: %s\n", q.ID, q.Reason) }
 			if f, ok := o.stderr.(*os.File); ok && !o.json && term.IsTerminal(int(f.Fd())) {

@@ -138,7 +138,7 @@ func parseViewerBase(s string) (string, error) {
 }
 
 // viewerLinks links evidence to the viewer routes of evidence serve
-// (serve_viewer.go) under base ("" for root-relative links).
+// (server/viewer.go) under base ("" for root-relative links).
 func viewerLinks(base string) eval.HTMLOptions {
 	note := "evidence links are root-relative (/view/...): open the page from the server of evidence serve, or make them absolute with --viewer-base URL"
 	if base != "" {

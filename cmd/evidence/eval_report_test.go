@@ -29,6 +29,10 @@ const reportHostile = `Above what amount <script>document.title="pwned"</script>
 // point per run, and a failed question whose evidence link, clicked, opens
 // the viewer of evidence serve on the cited passage.
 // EVIDENCE_REPORT_SHOTS=DIR keeps screenshots of the pages there.
+
+// chromiumPath is Debian's chromium (apt-get install -y chromium).
+const chromiumPath = "/usr/bin/chromium"
+
 func TestEvalReportInChromium(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		t.Skipf("%s is absent (install it with: apt-get update && apt-get install -y chromium): skipping the browser test of the HTML report", chromiumPath)

@@ -15,7 +15,7 @@ import (
 // what is allowed.
 
 // chunksFormats are the values of --chunks-format.
-var chunksFormats = []string{ingest.FormatAuto, ingest.FormatGeneric, ingest.FormatLangChain, ingest.FormatLlamaIndex, ingest.FormatHaystack}
+var chunksFormats = ingest.ChunksFormats
 
 // checkChunkFlags checks --chunk-size, --overlap and --chunks-format.
 // The overlap is checked when given; the default one is reduced to fit a

@@ -78,6 +78,7 @@ exit codes, without stopping the server. The server's own limits apply (--worker
 			start := time.Now()
 			var stop func()
 			opts.Progress, stop = progressFor(o, progressEvery)
+			opts.PDF.Worker = o.pdfWorker
 			sum, err := ingest.Run(context.Background(), db, args, opts)
 			stop()
 			if err == nil {

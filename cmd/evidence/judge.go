@@ -79,13 +79,3 @@ func (jf *judgeFlags) policy(pol *verify.Policy) (*verify.Policy, error) {
 	q.Judge = &cfg // the trace records the judge the flags chose
 	return q, nil
 }
-
-// cachedJudge returns pol with its judge's verdicts cached in the store,
-// and reported to obs when set.
-func cachedJudge(pol *verify.Policy, cache verify.JudgmentCache, obs verify.JudgeObserver) *verify.Policy {
-	j := pol.ModelJudge()
-	if j == nil {
-		return pol
-	}
-	return pol.WithJudge(verify.ObservedJudge(verify.CachedJudge(j, cache), obs))
-}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 
 	"github.com/spf13/cobra"
 
@@ -15,7 +16,6 @@ import (
 )
 
 func main() {
-	ingest.WorkerCommand = ingest.SelfWorker // PDFs are read by `evidence extract-worker` (worker.go)
 	if longLived(os.Args[1:]) {
 		reexecGuarded() // a long-lived reader of a store that may be damaged (reexec_unix.go)
 	}
@@ -29,9 +29,15 @@ func longLived(args []string) bool {
 	return err == nil && cmd.Name() == "serve"
 }
 
-// run executes one command line and returns the exit code.
+// run executes one command line and returns the exit code. PDFs are read
+// by `evidence extract-worker` (worker.go).
 func run(args []string, stdout, stderr io.Writer) int {
-	root := newRootCommand(stdout, stderr)
+	return runWith(args, stdout, stderr, ingest.SelfWorker)
+}
+
+// runWith is run with the PDF worker of pdfWorker (tests give a helper).
+func runWith(args []string, stdout, stderr io.Writer, pdfWorker func() (*exec.Cmd, error)) int {
+	root := newRootCommandWith(&options{stdout: stdout, stderr: stderr, pdfWorker: pdfWorker})
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
 	if err != nil {

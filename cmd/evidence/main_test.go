@@ -13,7 +13,6 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/evidence-rag/evidence/corpus"
-	"github.com/evidence-rag/evidence/ingest"
 )
 
 func TestMain(m *testing.M) {
@@ -22,18 +21,21 @@ func TestMain(m *testing.M) {
 	if os.Getenv("EVIDENCE_TEST_AS_EVIDENCE") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	ingest.WorkerCommand = func() (*exec.Cmd, error) {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, err
-		}
-		cmd := exec.Command(exe, "extract-worker")
-		cmd.Env = append(os.Environ(), "EVIDENCE_TEST_AS_EVIDENCE=1")
-		return cmd, nil
-	}
 	testscript.Main(m, map[string]func(){
-		"evidence": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
+		"evidence": func() { os.Exit(runWith(os.Args[1:], os.Stdout, os.Stderr, testWorker)) },
 	})
+}
+
+// testWorker is the PDF worker of the tests: this test binary acting as
+// evidence extract-worker.
+func testWorker() (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe, "extract-worker")
+	cmd.Env = append(os.Environ(), "EVIDENCE_TEST_AS_EVIDENCE=1")
+	return cmd, nil
 }
 
 // TestScripts runs the testscript files in testdata/script: whole CLI
@@ -58,7 +60,7 @@ func TestScripts(t *testing.T) {
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(args, &out, &errb)
+	code = runWith(args, &out, &errb, testWorker)
 	return code, out.String(), errb.String()
 }
 

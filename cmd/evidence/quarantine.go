@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"net/url"
-	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -11,65 +10,42 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/evidence-rag/evidence/ingest"
-	"github.com/evidence-rag/evidence/resolve"
 	"github.com/evidence-rag/evidence/store"
 )
 
 // quarantined is one row of `quarantine list`.
-type quarantined struct {
-	ChunkID         string       `json:"chunk_id"`
-	DocumentID      string       `json:"document_id"`
-	DocumentVersion string       `json:"document_version"`
-	VersionStatus   store.Status `json:"version_status"`
-	ExternalID      string       `json:"external_id,omitempty"`
-	store.Quarantine
-	Repair *store.Repair `json:"repair,omitempty"`
-	// Start and End are where a repaired chunk now resolves (code points).
-	Start int `json:"source_start,omitempty"`
-	End   int `json:"source_end,omitempty"`
-}
+type quarantined = ingest.QuarantinedChunk
 
+// quarantineFilter is a filter of `quarantine list` and `stats`.
 type quarantineFilter struct {
-	reason, document, version string
-	all                       bool   // include superseded versions
-	repaired                  bool   // list re-anchored chunks instead
-	server                    string // ask a running server instead of opening the store
+	ingest.QuarantineFilter
+	server string // ask a running server instead of opening the store
 }
 
-// quarantineReasons are the reason codes a chunk is quarantined (or, for
-// those validation can repair, re-anchored) with: the values of --reason.
-var quarantineReasons = []string{resolve.ReasonOutOfRange, resolve.ReasonTextMismatch, resolve.ReasonPageMismatch,
-	resolve.ReasonPageLabelMismatch, resolve.ReasonSectionMismatch, resolve.ReasonNotFound, resolve.ReasonAmbiguous, ingest.ReasonMalformed}
+// quarantineReasons are the values of --reason.
+var quarantineReasons = ingest.QuarantineReasons
 
 func (f *quarantineFilter) flags(cmd *cobra.Command, verb string) {
-	cmd.Flags().StringVar(&f.reason, "reason", "", verb+" only chunks of this reason `CODE`: "+strings.Join(quarantineReasons, ", "))
-	cmd.Flags().StringVar(&f.document, "document", "", verb+" only the chunks of this document `ID`")
-	cmd.Flags().StringVar(&f.version, "version", "", verb+" only the chunks of this `VERSION` (any status)")
-	cmd.Flags().BoolVar(&f.all, "all", false, "include superseded versions (default: current versions only)")
-	cmd.Flags().BoolVar(&f.repaired, "repaired", false, verb+" imported chunks that were re-anchored (accepted with a recorded repair) instead")
+	cmd.Flags().StringVar(&f.Reason, "reason", "", verb+" only chunks of this reason `CODE`: "+strings.Join(quarantineReasons, ", "))
+	cmd.Flags().StringVar(&f.Document, "document", "", verb+" only the chunks of this document `ID`")
+	cmd.Flags().StringVar(&f.Version, "version", "", verb+" only the chunks of this `VERSION` (any status)")
+	cmd.Flags().BoolVar(&f.All, "all", false, "include superseded versions (default: current versions only)")
+	cmd.Flags().BoolVar(&f.Repaired, "repaired", false, verb+" imported chunks that were re-anchored (accepted with a recorded repair) instead")
 	cmd.Flags().StringVar(&f.server, "server", defaultServer(), serverFlagHelp)
-}
-
-// check refuses a filter that can select nothing for want of a valid value.
-func (f *quarantineFilter) check() error {
-	if f.reason != "" && !slices.Contains(quarantineReasons, f.reason) {
-		return fmt.Errorf("reason %q: want one of %s", f.reason, strings.Join(quarantineReasons, ", "))
-	}
-	return nil
 }
 
 // query is the filter as GET /v1/quarantine parameters.
 func (f *quarantineFilter) query() url.Values {
 	q := url.Values{}
-	for k, v := range map[string]string{"reason": f.reason, "document": f.document, "version": f.version} {
+	for k, v := range map[string]string{"reason": f.Reason, "document": f.Document, "version": f.Version} {
 		if v != "" {
 			q.Set(k, v)
 		}
 	}
-	if f.all {
+	if f.All {
 		q.Set("all", "true")
 	}
-	if f.repaired {
+	if f.Repaired {
 		q.Set("repaired", "true")
 	}
 	return q
@@ -78,7 +54,7 @@ func (f *quarantineFilter) query() url.Values {
 // each calls fn for every row the filter selects, from the store or, with
 // --server, from a running server (which applies the caller's access).
 func (f *quarantineFilter) each(o *options, fn func(quarantined) error) error {
-	if err := f.check(); err != nil {
+	if err := f.Check(); err != nil {
 		return usagef("--%v", err)
 	}
 	if f.server != "" {
@@ -104,41 +80,7 @@ func (f *quarantineFilter) each(o *options, fn func(quarantined) error) error {
 		return err
 	}
 	defer db.Close()
-	return db.View(func(tx *store.Tx) error { return f.walk(tx, nil, fn) })
-}
-
-// walk calls fn for every quarantined (or re-anchored) chunk the filter
-// selects, in key order, skipping versions may refuses (nil: none).
-func (f *quarantineFilter) walk(tx *store.Tx, may func(*store.Version) bool, fn func(quarantined) error) error {
-	walk := tx.ForEachQuarantined
-	if f.repaired {
-		walk = tx.ForEachRepaired
-	}
-	return walk(func(v *store.Version, c *store.Chunk) error {
-		reason := ""
-		if c.Quarantine != nil {
-			reason = c.Quarantine.Reason
-		} else if c.Repair != nil {
-			reason = c.Repair.Reason
-		}
-		switch {
-		case may != nil && !may(v),
-			f.reason != "" && reason != f.reason,
-			f.document != "" && v.DocumentID != f.document,
-			f.version != "" && v.ID != f.version,
-			f.version == "" && !f.all && v.Status != store.StatusCurrent:
-			return nil
-		}
-		q := quarantined{ChunkID: c.ID(), DocumentID: v.DocumentID, DocumentVersion: v.ID,
-			VersionStatus: v.Status, ExternalID: c.ExternalID, Repair: c.Repair}
-		if c.Quarantine != nil {
-			q.Quarantine = *c.Quarantine
-		} else {
-			q.Reason = reason
-			q.Start, q.End = c.Start, c.End
-		}
-		return fn(q)
-	})
+	return db.View(func(tx *store.Tx) error { return f.Walk(tx, nil, fn) })
 }
 
 func newQuarantineCommand(o *options) *cobra.Command {
@@ -160,7 +102,7 @@ func newQuarantineCommand(o *options) *cobra.Command {
 				return o.emit(rows)
 			}
 			w := tabwriter.NewWriter(o.stdout, 2, 4, 2, ' ', 0)
-			if lf.repaired {
+			if lf.Repaired {
 				fmt.Fprintln(w, "CHUNK\tDOCUMENT\tREASON\tMETHOD\tCLAIMED\tNOW")
 				for _, q := range rows {
 					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t[%d, %d)\t[%d, %d)\n", q.ChunkID, q.DocumentID, q.Reason, q.Repair.Method,
@@ -188,7 +130,7 @@ func newQuarantineCommand(o *options) *cobra.Command {
 				ByDocument map[string]map[string]int `json:"by_document"`
 			}{ByReason: map[string]int{}, ByDocument: map[string]map[string]int{}}
 			what := "quarantined"
-			if sf.repaired {
+			if sf.Repaired {
 				what = "repaired"
 			}
 			err := sf.each(o, func(q quarantined) error {

@@ -80,7 +80,7 @@ func printResolution(o *options, r *resolve.Resolution, l *resolve.DeepLink) {
 		return
 	}
 	o.printf("span      [%d, %d) code points\npage      %s\nsection   %s\nsource    %s\n",
-		r.Start, r.End, pageString(r.Page, r.PageEnd, r.PageLabel), orDash(strings.Join(r.SectionPath, " > ")), orDash(r.SourceURL))
+		r.Start, r.End, resolve.PageString(r.Page, r.PageEnd, r.PageLabel), orDash(strings.Join(r.SectionPath, " > ")), orDash(r.SourceURL))
 	if r.LowConfidence != "" {
 		o.printf("warning   low-confidence page text: %s\n", r.LowConfidence)
 	}

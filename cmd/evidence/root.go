@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 
 	"github.com/spf13/cobra"
 
+	"github.com/evidence-rag/evidence/ingest"
 	"github.com/evidence-rag/evidence/store"
 )
 
@@ -24,6 +26,9 @@ type options struct {
 	// writeServer, when set, is the server a write command (ingest,
 	// rebuild) went through, for its summary.
 	writeServer string
+	// pdfWorker starts the worker process that reads a PDF (ingest and
+	// serve's uploads): ingest.SelfWorker, or a test's helper.
+	pdfWorker func() (*exec.Cmd, error)
 }
 
 // openStore opens the store for writing, or read-only for commands that
@@ -51,7 +56,11 @@ func (o *options) emit(v any) error {
 func (o *options) printf(format string, args ...any) { fmt.Fprintf(o.stdout, format, args...) }
 
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
-	o := &options{stdout: stdout, stderr: stderr}
+	return newRootCommandWith(&options{stdout: stdout, stderr: stderr, pdfWorker: ingest.SelfWorker})
+}
+
+// newRootCommandWith is the root command over o (tests set its pdfWorker).
+func newRootCommandWith(o *options) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "evidence",
 		Short: "Make RAG citations checkable: ingest documents, resolve and audit the spans citations point at",
@@ -63,8 +72,8 @@ Offsets are half-open ranges of Unicode code points into a version's canonical t
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(o.stdout)
+	root.SetErr(o.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	def := os.Getenv("EVIDENCE_DB")
 	if def == "" {

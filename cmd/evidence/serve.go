@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
@@ -16,31 +14,29 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/evidence-rag/evidence/ingest"
+	"github.com/evidence-rag/evidence/server"
 	"github.com/evidence-rag/evidence/verify"
 )
 
 // serveOptions are the flags of `evidence serve`.
 type serveOptions struct {
-	addr          string
-	tokens        string // token file; "" serves without authentication, on loopback only
-	policy        string // verification policy file; "" is the built-in policy
-	readTimeout   time.Duration
-	writeTimeout  time.Duration
-	idleTimeout   time.Duration
-	maxBody       int64 // JSON request bodies
-	maxUpload     int64 // uploaded documents
-	traceWrites   string
-	logFormat     string // --log-format: text or json
-	judge         judgeFlags
-	publicURL     string        // --public-url: the base of absolute viewer links
-	viewerKey     string        // --viewer-key: file of the key viewer links are signed with
-	viewerTTL     time.Duration // --viewer-ttl: how long a viewer link stays valid
-	headerTimeout time.Duration // --read-header-timeout
-	limits        serveLimits
-	maxConns      int           // --max-conns
-	memoryLimit   string        // --memory-limit
-	traceFlush    time.Duration // --trace-flush (serve_traces.go)
-	traceBatch    int           // --trace-batch
+	addr        string
+	adminAddr   string // --admin-addr: a listener of its own for health, metrics and pprof; "" none
+	tokens      string // token file; "" serves without authentication, on loopback only
+	policy      string // verification policy file; "" is the built-in policy
+	maxBody     int64  // JSON request bodies
+	maxUpload   int64  // uploaded documents
+	traceWrites string
+	logFormat   string // --log-format: text or json
+	judge       judgeFlags
+	publicURL   string        // --public-url: the base of absolute viewer links
+	viewerKey   string        // --viewer-key: file of the key viewer links are signed with
+	viewerTTL   time.Duration // --viewer-ttl: how long a viewer link stays valid
+	limits      server.Limits // --max-in-flight ... --max-conns, the timeouts
+	memoryLimit string        // --memory-limit
+	traceFlush  time.Duration // --trace-flush
+	traceBatch  int           // --trace-batch
 }
 
 func newServeCommand(o *options) *cobra.Command {
@@ -79,7 +75,12 @@ or still sending its headers), else it gets a 503. A response its reader stops t
 --write-stall is abandoned and its connection closed. --memory-limit sets the Go heap's soft limit
 (auto: GOMEMLIMIT, else 80% of the cgroup's limit, else 192 MiB or twice the live heap); free memory
 is returned to the system when an overload is over. Large answers being written hold at most
---max-response-memory between them. /debug/pprof/ serves net/http/pprof to an administrator.
+--max-response-memory between them; whole texts of 64 K code points and more are built at most
+one core less than the machine has at once. /debug/pprof/ serves net/http/pprof to an administrator.
+
+Probes: --admin-addr HOST:PORT serves /healthz, /metrics and /debug/pprof/ on a listener of its own
+(64 connections), which API clients cannot crowd out: point health checks and scrapes there. On the
+API's listener a probe waits in the accept queue behind every client that connected before it.
 
 Logs: one line a request on stderr (--log-format text or json): time, request_id (the caller's
 X-Request-ID, else one made up; every response carries it), route pattern, status, latency_ms, bytes,
@@ -96,36 +97,38 @@ principal; never a body, a raw path or query, or an error message, so never docu
 	}
 	f := cmd.Flags()
 	f.StringVar(&so.addr, "addr", "127.0.0.1:8080", "listen on this `HOST:PORT`; a non-loopback address needs --tokens")
+	f.StringVar(&so.adminAddr, "admin-addr", "", "also serve /healthz, /metrics and /debug/pprof/ on this `HOST:PORT`, a listener of its own that API clients cannot crowd out (for probes and scrapes); a non-loopback address needs --tokens")
 	f.StringVar(&so.tokens, "tokens", "", "accept the bearer tokens of this `FILE`: \"<token> <principal>\" or \"<token> service\" a line")
 	f.StringVar(&so.policy, "policy", "", "verify with the policy of this `FILE` (JSON, or YAML when named .yaml or .yml); default: the built-in policy")
-	f.DurationVar(&so.readTimeout, "read-timeout", 30*time.Second, "time to read a whole request, body included")
-	f.DurationVar(&so.writeTimeout, "write-timeout", 2*time.Minute, "time to handle a request and write its response (an upload's ingest included)")
-	f.DurationVar(&so.idleTimeout, "idle-timeout", 2*time.Minute, "how long a keep-alive connection may wait for its next request")
-	f.DurationVar(&so.headerTimeout, "read-header-timeout", 10*time.Second, "time to read a request's headers (at most --read-timeout); a connection slower than this is closed")
-	f.IntVar(&so.limits.maxInFlight, "max-in-flight", defaultMaxInFlight, "API requests (resolve, verify, reads, viewer) handled at once; more wait in the queue")
-	f.IntVar(&so.limits.maxQueue, "max-queue", defaultMaxQueue, "API requests that may wait for a slot; beyond, 503 with Retry-After at once")
-	f.DurationVar(&so.limits.queueTimeout, "queue-timeout", defaultQueueTimeout, "how long an API request may wait for a slot before its 503")
-	f.IntVar(&so.limits.maxBulk, "max-bulk", defaultMaxBulk, "uploads, rebuilds, deletes and snapshots handled at once (4 times as many wait, up to 10 s each)")
-	f.IntVar(&so.maxConns, "max-conns", defaultMaxConns, "open connections (within the open-file limit); at the limit a new one closes the longest idle or unfinished one, else gets a 503")
-	f.DurationVar(&so.limits.writeStall, "write-stall", defaultWriteStall, "abandon a response (closing its connection) when its reader takes none of it for this long")
-	f.Int64Var(&so.limits.maxResponseBytes, "max-response-memory", defaultMaxResponses, "bytes of large response bodies (16 KiB and more) held for their clients at once; beyond, 503 (one is always sent)")
+	f.DurationVar(&so.limits.ReadTimeout, "read-timeout", server.DefaultReadTimeout, "time to read a whole request, body included")
+	f.DurationVar(&so.limits.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "time to handle a request and write its response (an upload's ingest included)")
+	f.DurationVar(&so.limits.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "how long a keep-alive connection may wait for its next request")
+	f.DurationVar(&so.limits.ReadHeaderTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "time to read a request's headers (at most --read-timeout); a connection slower than this is closed")
+	f.IntVar(&so.limits.MaxInFlight, "max-in-flight", server.DefaultMaxInFlight, "API requests (resolve, verify, reads, viewer) handled at once; more wait in the queue")
+	f.IntVar(&so.limits.MaxQueue, "max-queue", server.DefaultMaxQueue, "API requests that may wait for a slot; beyond, 503 with Retry-After at once")
+	f.DurationVar(&so.limits.QueueTimeout, "queue-timeout", server.DefaultQueueTimeout, "how long an API request may wait for a slot before its 503")
+	f.IntVar(&so.limits.MaxBulk, "max-bulk", server.DefaultMaxBulk, "uploads, rebuilds, deletes and snapshots handled at once (4 times as many wait, up to 10 s each)")
+	f.IntVar(&so.limits.MaxConns, "max-conns", server.DefaultMaxConns, "open connections (within the open-file limit); at the limit a new one closes the longest idle or unfinished one, else gets a 503")
+	f.DurationVar(&so.limits.WriteStall, "write-stall", server.DefaultWriteStall, "abandon a response (closing its connection) when its reader takes none of it for this long")
+	f.Int64Var(&so.limits.MaxResponseBytes, "max-response-memory", server.DefaultMaxResponses, "bytes of large response bodies (16 KiB and more) held for their clients at once; beyond, 503 (one is always sent)")
 	f.StringVar(&so.memoryLimit, "memory-limit", "auto", "soft limit of the Go heap (GOMEMLIMIT): auto (GOMEMLIMIT, else 80% of the cgroup's limit, else the larger of 192 MiB and twice the live heap), off, or a size such as 512MiB")
-	f.Int64Var(&so.maxBody, "max-body", 4<<20, "largest JSON request body in bytes (413 beyond)")
-	f.Int64Var(&so.maxUpload, "max-upload", 64<<20, "largest uploaded document in bytes (413 beyond)")
+	f.Int64Var(&so.maxBody, "max-body", server.DefaultMaxBody, "largest JSON request body in bytes (413 beyond)")
+	f.Int64Var(&so.maxUpload, "max-upload", server.DefaultMaxUpload, "largest uploaded document in bytes (413 beyond)")
 	so.judge.register(f)
-	f.StringVar(&so.logFormat, "log-format", logText, "stderr log: text (key=value) or json; one line a request (time, request id, principal, route, status, latency, bytes; never document text)")
+	f.StringVar(&so.logFormat, "log-format", server.LogText, "stderr log: text (key=value) or json; one line a request (time, request id, principal, route, status, latency, bytes; never document text)")
 	f.StringVar(&so.publicURL, "public-url", "", "make viewer links absolute under this `URL`, where readers reach the server (e.g. https://evidence.example.com)")
 	f.StringVar(&so.viewerKey, "viewer-key", "", "sign viewer links with the key of this `FILE` (64 hex digits; made with a random key when absent); default: a key of this run only")
-	f.DurationVar(&so.viewerTTL, "viewer-ttl", defaultViewerTTL, "how long a signed viewer link stays valid")
-	f.StringVar(&so.traceWrites, "trace-writes", traceSync, "verification traces: sync (committed before the report is returned) or async (committed behind the responses, many per fsync; a crash can lose what was answered in the last --trace-flush interval and the commit in flight, see docs/traces.md)")
-	f.DurationVar(&so.traceFlush, "trace-flush", defaultTraceFlush, "async traces: commit at the latest this long after the first one waiting was answered; verifications wait while the disk is slower")
-	f.IntVar(&so.traceBatch, "trace-batch", defaultTraceBatch, "async traces: commit as soon as `N` are waiting; verifications wait beyond")
+	f.DurationVar(&so.viewerTTL, "viewer-ttl", server.DefaultViewerTTL, "how long a signed viewer link stays valid")
+	f.StringVar(&so.traceWrites, "trace-writes", server.TraceSync, "verification traces: sync (committed before the report is returned) or async (committed behind the responses, many per fsync; a crash can lose what was answered in the last --trace-flush interval and the commit in flight, see docs/traces.md)")
+	f.DurationVar(&so.traceFlush, "trace-flush", server.DefaultTraceFlush, "async traces: commit at the latest this long after the first one waiting was answered; verifications wait while the disk is slower")
+	f.IntVar(&so.traceBatch, "trace-batch", server.DefaultTraceBatch, "async traces: commit as soon as `N` are waiting; verifications wait beyond")
 	return cmd
 }
 
 // runServe serves until ctx is done, then shuts down gracefully. ready, if
-// set, is called with the address listened on once requests are accepted.
-func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr string)) error {
+// set, is called with the addresses listened on (the admin one "" without
+// --admin-addr) once they are bound.
+func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr, adminAddr string)) error {
 	if so.maxBody <= 0 || so.maxUpload <= 0 {
 		return usagef("--max-body and --max-upload must be positive")
 	}
@@ -133,27 +136,32 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 		return err
 	}
 	if so.traceWrites == "" {
-		so.traceWrites = traceSync
+		so.traceWrites = server.TraceSync
 	}
-	if so.traceWrites != traceSync && so.traceWrites != traceAsync {
-		return usagef("--trace-writes %q: want %s or %s", so.traceWrites, traceSync, traceAsync)
+	if so.traceWrites != server.TraceSync && so.traceWrites != server.TraceAsync {
+		return usagef("--trace-writes %q: want %s or %s", so.traceWrites, server.TraceSync, server.TraceAsync)
 	}
-	logger, err := newServerLogger(o.stderr, so.logFormat)
+	logger, err := server.NewLogger(o.stderr, so.logFormat)
 	if err != nil {
-		return err
+		return usagef("--log-format %q: want %s or %s", so.logFormat, server.LogText, server.LogJSON)
 	}
-	var tokens *tokenSet
+	var tokens *server.Tokens
 	if so.tokens != "" {
-		if tokens, err = loadTokens(so.tokens); err != nil {
+		if tokens, err = server.LoadTokens(so.tokens); err != nil {
 			return usageError{err}
 		}
 	}
-	loopback, err := isLoopback(so.addr)
-	if err != nil {
-		return usageError{err}
-	}
-	if !loopback && tokens == nil {
-		return usagef("refusing to listen on %s without --tokens: bind a loopback address (127.0.0.1) or give a token file", so.addr)
+	for _, a := range []struct{ flag, addr string }{{"--addr", so.addr}, {"--admin-addr", so.adminAddr}} {
+		if a.addr == "" && a.flag == "--admin-addr" {
+			continue
+		}
+		loopback, err := isLoopback(a.addr)
+		if err != nil {
+			return usageError{fmt.Errorf("%s %q: %w", a.flag, a.addr, err)}
+		}
+		if !loopback && tokens == nil {
+			return usagef("refusing to listen on %s %s without --tokens: bind a loopback address (127.0.0.1) or give a token file", a.flag, a.addr)
+		}
 	}
 	pol := verify.DefaultPolicy()
 	if so.policy != "" {
@@ -169,9 +177,9 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 		return err
 	}
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // as it was, for a process (a test) that goes on
-	memLimit, adaptive, err := memoryLimit(so.memoryLimit)
+	memLimit, adaptive, err := server.SetMemoryLimit(so.memoryLimit)
 	if err != nil {
-		return err
+		return usagef("--memory-limit %q: want auto, off or a size such as 512MiB", so.memoryLimit)
 	}
 	db, err := o.openStore(false)
 	if err != nil {
@@ -186,47 +194,38 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 		// few megabytes. GOGC in the environment still decides.
 		debug.SetGCPercent(400)
 	}
-	so.limits.writeTimeout = so.writeTimeout
-	srv := newServer(db, serverConfig{tokens: tokens, policy: pol, maxBody: so.maxBody, maxUpload: so.maxUpload, errlog: o.stderr, logger: logger, traceWrites: so.traceWrites, traceWriter: traceWriterConfig{flush: so.traceFlush, batch: so.traceBatch}, links: links, limits: so.limits})
-	defer srv.close() // after the shutdown below: queued traces are stored
+	srv := server.New(db, server.Options{Tokens: tokens, Policy: pol, MaxBody: so.maxBody, MaxUpload: so.maxUpload,
+		ErrorLog: o.stderr, Logger: logger, TraceWrites: so.traceWrites, TraceFlush: so.traceFlush, TraceBatch: so.traceBatch,
+		Links: links, Limits: so.limits, AdaptiveMemory: adaptive, PDF: ingest.PDFLimits{Worker: o.pdfWorker}})
+	defer srv.Close() // after Serve's shutdown: queued traces are stored
 	ln, err := net.Listen("tcp", so.addr)
 	if err != nil {
 		return err
 	}
-	if so.maxConns == 0 {
-		so.maxConns = defaultMaxConns
+	var adminLn net.Listener
+	if so.adminAddr != "" {
+		if adminLn, err = net.Listen("tcp", so.adminAddr); err != nil {
+			ln.Close()
+			return fmt.Errorf("--admin-addr: %w", err)
+		}
 	}
-	if so.headerTimeout == 0 {
-		so.headerTimeout = 10 * time.Second
-	}
-	maxConns := maxConnsFor(so.maxConns)
-	ln = srv.limitListener(ln, maxConns)
-	hs := srv.httpServer(min(so.headerTimeout, so.readTimeout), so.readTimeout, so.idleTimeout, logger)
-	watch, stopWatch := context.WithCancel(context.Background())
-	defer stopWatch()
-	go srv.watchOverload(watch, adaptive)
 	auth := "no tokens: X-Evidence-Principal is trusted"
 	if tokens != nil {
-		auth = plural(tokens.len(), "token")
+		auth = plural(tokens.Len(), "token")
 	}
-	logger.Info("evidence: serving http://"+ln.Addr().String(), "store", db.Path(), "auth", auth,
-		"max_in_flight", srv.limits.maxInFlight, "max_queue", srv.limits.maxQueue, "max_conns", maxConns, "memory_limit", memLimit)
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	lim := srv.Limits()
+	attrs := []any{"store", db.Path(), "auth", auth,
+		"max_in_flight", lim.MaxInFlight, "max_queue", lim.MaxQueue, "max_conns", lim.MaxConns, "memory_limit", memLimit}
+	adminAddr := ""
+	if adminLn != nil {
+		adminAddr = adminLn.Addr().String()
+		attrs = append(attrs, "admin", "http://"+adminAddr)
+	}
+	logger.Info("evidence: serving http://"+ln.Addr().String(), attrs...)
 	if ready != nil {
-		ready(ln.Addr().String())
+		ready(ln.Addr().String(), adminAddr)
 	}
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	err = hs.Shutdown(shutdown)
-	if e := <-errc; !errors.Is(e, http.ErrServerClosed) && err == nil {
-		err = e
-	}
+	err = srv.Serve(ctx, ln, adminLn)
 	logger.Info("evidence: server stopped")
 	return err
 }
@@ -235,10 +234,22 @@ func runServe(ctx context.Context, o *options, so serveOptions, ready func(addr 
 func (so serveOptions) checkLimits() error {
 	l := so.limits
 	switch {
-	case l.maxInFlight < 0 || l.maxBulk < 0 || so.maxConns < 0 || l.maxQueue < 0 || l.maxResponseBytes < 0:
+	case l.MaxInFlight < 0 || l.MaxBulk < 0 || l.MaxConns < 0 || l.MaxQueue < 0 || l.MaxResponseBytes < 0:
 		return usagef("--max-in-flight, --max-queue, --max-bulk, --max-conns and --max-response-memory must be 0 or more (0: the default; for --max-queue, no queue)")
-	case l.queueTimeout < 0 || l.writeStall < 0 || so.headerTimeout < 0:
+	case l.QueueTimeout < 0 || l.WriteStall < 0 || l.ReadHeaderTimeout < 0:
 		return usagef("--queue-timeout, --write-stall and --read-header-timeout must be 0 (the default) or more")
+	}
+	return nil
+}
+
+// checkTraceFlags refuses --trace-flush and --trace-batch values that
+// would not bound anything.
+func checkTraceFlags(so serveOptions) error {
+	if so.traceFlush <= 0 {
+		return usagef("--trace-flush %s: want a duration above 0 (e.g. 10ms)", so.traceFlush)
+	}
+	if so.traceBatch < 1 {
+		return usagef("--trace-batch %d: want 1 or more", so.traceBatch)
 	}
 	return nil
 }
@@ -249,7 +260,7 @@ func (so serveOptions) checkLimits() error {
 func isLoopback(addr string) (bool, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return false, fmt.Errorf("--addr %q: %w", addr, err)
+		return false, err
 	}
 	if host == "localhost" {
 		return true, nil
@@ -260,12 +271,12 @@ func isLoopback(addr string) (bool, error) {
 
 // viewerSigner makes the signer of viewer links from --public-url,
 // --viewer-key and --viewer-ttl.
-func viewerSigner(so serveOptions, logger *slog.Logger) (*linkSigner, error) {
+func viewerSigner(so serveOptions, logger *slog.Logger) (*server.LinkSigner, error) {
 	switch {
 	case so.viewerTTL < 0:
 		return nil, usagef("--viewer-ttl %s: want a duration above 0 (e.g. 15m)", so.viewerTTL)
 	case so.viewerTTL == 0:
-		so.viewerTTL = defaultViewerTTL
+		so.viewerTTL = server.DefaultViewerTTL
 	}
 	if so.publicURL != "" {
 		u, err := url.Parse(so.publicURL)
@@ -274,14 +285,14 @@ func viewerSigner(so serveOptions, logger *slog.Logger) (*linkSigner, error) {
 		}
 	}
 	if so.viewerKey == "" {
-		return ephemeralSigner(so.viewerTTL, so.publicURL)
+		return server.EphemeralSigner(so.viewerTTL, so.publicURL)
 	}
-	key, warning, err := loadViewerKey(so.viewerKey)
+	key, warning, err := server.LoadViewerKey(so.viewerKey)
 	if err != nil {
 		return nil, usageError{err}
 	}
 	if warning != "" {
 		logger.Warn("evidence: " + warning)
 	}
-	return newLinkSigner(key, so.viewerTTL, so.publicURL), nil
+	return server.NewLinkSigner(key, so.viewerTTL, so.publicURL), nil
 }

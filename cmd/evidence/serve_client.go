@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evidence-rag/evidence/server"
+
 	"github.com/spf13/cobra"
 
 	"github.com/evidence-rag/evidence/resolve"
@@ -91,7 +93,7 @@ func (c *serverClient) send(client *http.Client, method, path, principal string,
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	if principal != "" {
-		req.Header.Set(principalHeader, principal)
+		req.Header.Set(server.PrincipalHeader, principal)
 	}
 	return client.Do(req)
 }

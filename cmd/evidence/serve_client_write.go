@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evidence-rag/evidence/server"
+
 	"github.com/evidence-rag/evidence/ingest"
 	"github.com/evidence-rag/evidence/resolve"
 )
@@ -134,7 +136,7 @@ func (c *serverClient) upload(source string, fields url.Values, manifest, text s
 }
 
 // rebuild asks for POST /v1/documents/{id}/rebuild.
-func (c *serverClient) rebuild(id string, req rebuildRequest) (*ingest.Result, error) {
+func (c *serverClient) rebuild(id string, req server.RebuildRequest) (*ingest.Result, error) {
 	b, err := json.Marshal(req)
 	if err != nil {
 		return nil, err
@@ -182,7 +184,7 @@ func (c *serverClient) documentIDs() ([]string, error) {
 // chunks pages through GET /v1/documents/{id}/chunks (of version, or the
 // current one), calling fn for every record.
 func (c *serverClient) chunks(id, version string, fn func(*resolve.ChunkRecord) error) error {
-	q := url.Values{"limit": {strconv.Itoa(maxChunkPage)}}
+	q := url.Values{"limit": {strconv.Itoa(server.MaxChunkPage)}}
 	if version != "" {
 		q.Set("version", version)
 	}

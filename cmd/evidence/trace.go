@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -16,36 +15,8 @@ import (
 	"github.com/evidence-rag/evidence/verify"
 )
 
-// Trace listing bounds: a page's default and largest size.
-const (
-	defaultTracePage = 50
-	maxTracePage     = 1000
-)
-
 // traceTimeHelp says what --since and --until take.
-const traceTimeHelp = "an RFC 3339 time (2026-11-30T00:00:00Z) or a duration before now (24h, 90m, 7d)"
-
-// parseTraceTime reads a time bound of a trace filter: an RFC 3339 time,
-// or a duration before now with d for days.
-func parseTraceTime(name, s string, now time.Time) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
-	}
-	var d time.Duration
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		n, err := strconv.ParseUint(days, 10, 16)
-		if err != nil {
-			return time.Time{}, fmt.Errorf("%s %q: want %s", name, s, traceTimeHelp)
-		}
-		d = time.Duration(n) * 24 * time.Hour
-	} else {
-		var err error
-		if d, err = time.ParseDuration(s); err != nil || d < 0 {
-			return time.Time{}, fmt.Errorf("%s %q: want %s", name, s, traceTimeHelp)
-		}
-	}
-	return now.Add(-d), nil
-}
+const traceTimeHelp = verify.TraceTimeHelp
 
 // traceParams are the query parameters of GET /v1/traces and
 // /v1/traces/stats, each with the CLI flag that sets it.
@@ -85,69 +56,6 @@ func (f *traceFilterFlags) query(cmd *cobra.Command) url.Values {
 	return q
 }
 
-// traceFilter reads a trace filter from query parameters (the CLI's flags
-// become the same parameters). Its errors name the parameter.
-func traceFilter(q url.Values, now time.Time) (verify.TraceFilter, error) {
-	f := verify.TraceFilter{RequestID: q.Get("request_id"), Disposition: q.Get("disposition"), Reason: q.Get("reason"),
-		Category: q.Get("category"), Document: q.Get("document")}
-	if _, ok := q["principal"]; ok {
-		f.Principal, f.ByPrincipal = q.Get("principal"), true
-	}
-	var err error
-	if s := q.Get("since"); s != "" {
-		if f.Since, err = parseTraceTime("since", s, now); err != nil {
-			return f, err
-		}
-	}
-	if s := q.Get("until"); s != "" {
-		if f.Until, err = parseTraceTime("until", s, now); err != nil {
-			return f, err
-		}
-	}
-	return f, f.Validate()
-}
-
-// pageParams reads limit and cursor.
-func pageParams(q url.Values) (limit int, cursor string, err error) {
-	limit = defaultTracePage
-	if s := q.Get("limit"); s != "" {
-		if limit, err = strconv.Atoi(s); err != nil || limit < 1 || limit > maxTracePage {
-			return 0, "", fmt.Errorf("limit %q: want 1 to %d", s, maxTracePage)
-		}
-	}
-	return limit, q.Get("cursor"), nil
-}
-
-// statsParams reads by and top.
-func statsParams(q url.Values) (by string, top int, err error) {
-	by = q.Get("by")
-	if by == "" {
-		by = verify.ByCategory
-	}
-	if !slices.Contains(verify.StatsKeys, by) {
-		return "", 0, fmt.Errorf("by %q: want one of %s", by, strings.Join(verify.StatsKeys, ", "))
-	}
-	if s := q.Get("top"); s != "" {
-		if top, err = strconv.Atoi(s); err != nil || top < 0 {
-			return "", 0, fmt.Errorf("top %q: want a number of groups, 0 for all", s)
-		}
-	}
-	return by, top, nil
-}
-
-// traceStats counts traces as the query says; top > 0 keeps that many
-// groups.
-func traceStats(tx *store.Tx, f *verify.TraceFilter, by string, top int) (*verify.TraceStats, error) {
-	st, err := verify.TraceStatsOf(tx, f, by)
-	if err != nil {
-		return nil, err
-	}
-	if top > 0 && len(st.Groups) > top {
-		st.Groups = st.Groups[:top]
-	}
-	return st, nil
-}
-
 // addTraceCommands adds list, stats and replay to the trace command.
 func addTraceCommands(cmd *cobra.Command, o *options) {
 	cmd.AddCommand(newTraceListCommand(o), newTraceStatsCommand(o), newTraceReplayCommand(o))
@@ -185,11 +93,11 @@ take an RFC 3339 time or a duration before now (24h, 90m, 7d). Each trace in the
 					return err
 				}
 			} else {
-				f, err := traceFilter(q, time.Now())
+				f, err := verify.ParseTraceFilter(q, time.Now())
 				if err != nil {
 					return usageError{err}
 				}
-				n, c, err := pageParams(q)
+				n, c, err := verify.ParseTracePage(q)
 				if err != nil {
 					return usageError{err}
 				}
@@ -213,7 +121,7 @@ take an RFC 3339 time or a duration before now (24h, 90m, 7d). Each trace in the
 		},
 	}
 	ff.register(cmd)
-	cmd.Flags().IntVar(&limit, "limit", defaultTracePage, fmt.Sprintf("traces a page holds, 1 to %d", maxTracePage))
+	cmd.Flags().IntVar(&limit, "limit", verify.DefaultTracePage, fmt.Sprintf("traces a page holds, 1 to %d", verify.MaxTracePage))
 	cmd.Flags().StringVar(&cursor, "cursor", "", "list the traces older than this one (the next_cursor of the previous page)")
 	return cmd
 }
@@ -272,11 +180,11 @@ groups (groups other than categories come most failed first).`,
 					return err
 				}
 			} else {
-				f, err := traceFilter(q, time.Now())
+				f, err := verify.ParseTraceFilter(q, time.Now())
 				if err != nil {
 					return usageError{err}
 				}
-				by, top, err := statsParams(q)
+				by, top, err := verify.ParseTraceStats(q)
 				if err != nil {
 					return usageError{err}
 				}
@@ -285,7 +193,7 @@ groups (groups other than categories come most failed first).`,
 					return err
 				}
 				defer db.Close()
-				if err := db.View(func(tx *store.Tx) error { st, err = traceStats(tx, &f, by, top); return err }); err != nil {
+				if err := db.View(func(tx *store.Tx) error { st, err = verify.TopTraceStats(tx, &f, by, top); return err }); err != nil {
 					return err
 				}
 			}

@@ -136,7 +136,7 @@ func storeVerify(o *options, req *verify.Request, prov *providerInput, pol *veri
 			return nil, err
 		}
 	}
-	pol = cachedJudge(pol, db, nil) // read-only (--no-trace), verdicts are read, not stored
+	pol = pol.WithJudgeCache(db, nil) // read-only (--no-trace), verdicts are read, not stored
 	if noTrace {
 		return verify.Check(context.Background(), db, req, pol)
 	}

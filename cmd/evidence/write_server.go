@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evidence-rag/evidence/server"
+
 	"github.com/spf13/pflag"
 
 	"github.com/evidence-rag/evidence/ingest"
@@ -22,7 +24,7 @@ var serverSettings = []string{"workers", "max-bytes", "pdf-timeout", "pdf-memory
 // local rules (walks, ids relative to --base, --id) and each is uploaded
 // with POST /v1/documents, an import with its manifest and text parts;
 // the summary and exit code are the local command's.
-func ingestThroughServer(o *options, f *pflag.FlagSet, server string, args []string, opts ingest.Options, maxQuar string) error {
+func ingestThroughServer(o *options, f *pflag.FlagSet, serverURL string, args []string, opts ingest.Options, maxQuar string) error {
 	for _, name := range serverSettings {
 		if f.Changed(name) {
 			return usagef("--%s is the server's own setting: not with --server", name)
@@ -35,7 +37,7 @@ func ingestThroughServer(o *options, f *pflag.FlagSet, server string, args []str
 			}
 		}
 	}
-	sc, err := writeClient(server)
+	sc, err := writeClient(serverURL)
 	if err != nil {
 		return err
 	}
@@ -118,7 +120,7 @@ func failedUpload(file ingest.Planned, err error) *ingest.Result {
 // token may read when none is named) is rebuilt with POST
 // /v1/documents/{id}/rebuild; the summary and exit code are the local
 // command's.
-func rebuildThroughServer(o *options, f *pflag.FlagSet, server string, ids []string, opts ingest.RebuildOptions) error {
+func rebuildThroughServer(o *options, f *pflag.FlagSet, serverURL string, ids []string, opts ingest.RebuildOptions) error {
 	if opts.Chunks != "" {
 		return usagef("rebuild --chunks reads a manifest the server cannot see: with --server, import it with ingest --server SOURCE --chunks MANIFEST")
 	}
@@ -127,7 +129,7 @@ func rebuildThroughServer(o *options, f *pflag.FlagSet, server string, ids []str
 			return usagef("--%s reads an imported manifest: it needs --chunks", name)
 		}
 	}
-	sc, err := writeClient(server)
+	sc, err := writeClient(serverURL)
 	if err != nil {
 		return err
 	}
@@ -137,7 +139,7 @@ func rebuildThroughServer(o *options, f *pflag.FlagSet, server string, ids []str
 			return err
 		}
 	}
-	req := rebuildRequest{ChunkSize: &opts.Chunk.Size, Overlap: &opts.Chunk.Overlap, DryRun: opts.DryRun}
+	req := server.RebuildRequest{ChunkSize: &opts.Chunk.Size, Overlap: &opts.Chunk.Overlap, DryRun: opts.DryRun}
 	sum := &ingest.Summary{DryRun: opts.DryRun}
 	for _, id := range ids {
 		r, err := sc.rebuild(id, req)

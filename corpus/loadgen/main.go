@@ -17,7 +17,11 @@
 // are sent: half send a request and never read its response (with a 4 KiB
 // receive buffer, so a large response stalls the server's writes), half
 // never finish their headers. Meanwhile it probes /healthz ten times a
-// second, each on a new connection, and reports the probes' latency.
+// second, each on a new connection (at -health-url when given: the
+// server's --admin-addr), and reports the probes' p50/p99/p99.9/max and
+// how many were lost (no 200 within -timeout); -slow-probe D prints each
+// probe slower than D on stderr with where its time went (connect, request
+// written, first byte).
 //
 // It prints one summary line, or with -json one JSON object: the rate
 // offered and achieved, goodput (2xx a second), p50/p99/p99.9 of the
@@ -38,6 +42,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"os"
 	"slices"
@@ -62,6 +67,8 @@ type config struct {
 	after          time.Duration
 	stall          int
 	health         bool
+	slowProbe      time.Duration
+	healthURL      *url.URL // where health is probed; default: base
 	jsonOut        bool
 	name           string
 }
@@ -89,6 +96,9 @@ func run(args []string, stdout io.Writer) error {
 	fs.DurationVar(&c.after, "after", 0, "with -pid, wait this long after the load and report the RSS then")
 	fs.IntVar(&c.stall, "stall", 0, "open this many stalled connections instead of sending requests (see the doc)")
 	fs.BoolVar(&c.health, "health", false, "probe /healthz ten times a second during the run (always on with -stall)")
+	var healthURL string
+	fs.StringVar(&healthURL, "health-url", "", "probe health at this `URL` (e.g. the server's --admin-addr: http://127.0.0.1:9090/healthz); default: /healthz of the base URL")
+	fs.DurationVar(&c.slowProbe, "slow-probe", 0, "report each health probe slower than this (or lost) on stderr, with where its time went")
 	fs.BoolVar(&c.jsonOut, "json", false, "print the summary as one JSON object")
 	fs.StringVar(&c.name, "name", "", "a scenario name for the summary")
 	if err := fs.Parse(args); err != nil {
@@ -105,6 +115,17 @@ func run(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%s: only loopback addresses (127.0.0.1, ::1, localhost)", u.Host)
 	}
 	c.base = u
+	c.healthURL = &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/healthz"}
+	if healthURL != "" {
+		h, err := url.Parse(healthURL)
+		if err != nil || h.Scheme != "http" || h.Host == "" {
+			return fmt.Errorf("-health-url %q: want an http:// URL", healthURL)
+		}
+		if ip := net.ParseIP(h.Hostname()); h.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return fmt.Errorf("-health-url %s: only loopback addresses (127.0.0.1, ::1, localhost)", h.Host)
+		}
+		c.healthURL = h
+	}
 	switch {
 	case c.rate <= 0 || c.rate > 200000:
 		return fmt.Errorf("-rate %v: want 0 < rate <= 200000", c.rate)
@@ -182,9 +203,10 @@ type summary struct {
 	Max          float64 `json:"max_ms"`
 	P99Shed      float64 `json:"p99_503_ms,omitempty"`
 	HealthProbes int     `json:"health_probes,omitempty"`
-	HealthFailed int     `json:"health_failed,omitempty"`
+	HealthLost   int     `json:"health_lost"` // no 200 within -timeout
 	HealthP50    float64 `json:"health_p50_ms,omitempty"`
 	HealthP99    float64 `json:"health_p99_ms,omitempty"`
+	HealthP999   float64 `json:"health_p999_ms,omitempty"`
 	HealthMax    float64 `json:"health_max_ms,omitempty"`
 	Stalled      int     `json:"stalled_conns,omitempty"`
 	StallFailed  int     `json:"stalled_not_opened,omitempty"`
@@ -211,7 +233,7 @@ func (s summary) String() string {
 		}
 	}
 	if s.HealthProbes > 0 {
-		fmt.Fprintf(&b, "  health p50 %.2f p99 %.2f max %.1f ms (%d of %d failed)", s.HealthP50, s.HealthP99, s.HealthMax, s.HealthFailed, s.HealthProbes)
+		fmt.Fprintf(&b, "  health p50 %.2f p99 %.2f p99.9 %.2f max %.1f ms, lost %d of %d", s.HealthP50, s.HealthP99, s.HealthP999, s.HealthMax, s.HealthLost, s.HealthProbes)
 	}
 	if s.ServerCPU > 0 {
 		fmt.Fprintf(&b, "  CPU server %.1f s", s.ServerCPU)
@@ -402,20 +424,26 @@ func send(client *http.Client, c config, due time.Time) (int, bool, error) {
 }
 
 // healthProber probes /healthz ten times a second, each on a new
-// connection (as a load balancer's or orchestrator's probe does).
+// connection (as a load balancer's or orchestrator's probe does). Probes
+// run on a fixed schedule, each in its own goroutine, so a slow one does
+// not hold back (and hide) the next: every probe due is sent and counted.
+// A probe is lost when it gets no 200 within -timeout (a timeout, a
+// refused or reset connection, or another status).
 type healthProber struct {
-	done  chan struct{}
-	wg    sync.WaitGroup
-	lat   []time.Duration
-	fails int
+	done chan struct{}
+	wg   sync.WaitGroup
+	slow time.Duration // report probes slower than this on stderr; 0: none
+
+	mu   sync.Mutex
+	lat  []time.Duration // of the probes answered 200
+	lost []string        // why each lost probe was lost
 }
 
 func startHealth(c config) *healthProber {
-	hp := &healthProber{done: make(chan struct{})}
+	hp := &healthProber{done: make(chan struct{}), slow: c.slowProbe}
 	client := newClient(c, false)
 	client.Timeout = c.timeout
-	u := *c.base
-	u.Path, u.RawQuery = "/healthz", ""
+	u := *c.healthURL
 	hp.wg.Add(1)
 	go func() {
 		defer hp.wg.Done()
@@ -427,30 +455,58 @@ func startHealth(c config) *healthProber {
 				return
 			case <-t.C:
 			}
-			start := time.Now()
-			resp, err := client.Get(u.String())
-			if err == nil {
-				_, err = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if err == nil && resp.StatusCode != http.StatusOK {
-					err = fmt.Errorf("status %d", resp.StatusCode)
-				}
-			}
-			if err != nil {
-				hp.fails++
-			}
-			hp.lat = append(hp.lat, time.Since(start))
+			hp.wg.Add(1)
+			go func() {
+				defer hp.wg.Done()
+				hp.probe(client, u.String())
+			}()
 		}
 	}()
 	return hp
+}
+
+// probe sends one health check and records it, with where its time went
+// when it was slow.
+func (hp *healthProber) probe(client *http.Client, u string) {
+	start := time.Now()
+	var connected, wrote, first time.Duration
+	trace := &httptrace.ClientTrace{
+		ConnectDone:          func(string, string, error) { connected = time.Since(start) },
+		WroteRequest:         func(httptrace.WroteRequestInfo) { wrote = time.Since(start) },
+		GotFirstResponseByte: func() { first = time.Since(start) },
+	}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), http.MethodGet, u, nil)
+	if err != nil {
+		panic(err) // a URL built above
+	}
+	resp, err := client.Do(req)
+	if err == nil {
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("status %d", resp.StatusCode)
+		}
+	}
+	d := time.Since(start)
+	if hp.slow > 0 && (d > hp.slow || err != nil) {
+		fmt.Fprintf(os.Stderr, "loadgen: slow probe at %s: %s (connected %s, request written %s, first byte %s) err %v\n",
+			start.Format("15:04:05.000"), d.Round(time.Microsecond), connected.Round(time.Microsecond), wrote.Round(time.Microsecond), first.Round(time.Microsecond), err)
+	}
+	hp.mu.Lock()
+	defer hp.mu.Unlock()
+	if err != nil {
+		hp.lost = append(hp.lost, err.Error())
+		return
+	}
+	hp.lat = append(hp.lat, d)
 }
 
 func (hp *healthProber) stop(s *summary) {
 	close(hp.done)
 	hp.wg.Wait()
 	slices.Sort(hp.lat)
-	s.HealthProbes, s.HealthFailed = len(hp.lat), hp.fails
-	s.HealthP50, s.HealthP99 = quantile(hp.lat, .5), quantile(hp.lat, .99)
+	s.HealthProbes, s.HealthLost = len(hp.lat)+len(hp.lost), len(hp.lost)
+	s.HealthP50, s.HealthP99, s.HealthP999 = quantile(hp.lat, .5), quantile(hp.lat, .99), quantile(hp.lat, .999)
 	if len(hp.lat) > 0 {
 		s.HealthMax = ms(hp.lat[len(hp.lat)-1])
 	}

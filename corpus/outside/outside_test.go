@@ -149,7 +149,7 @@ func runOutside(t *testing.T, file string, max int) {
 	sort.Strings(paths)
 	db := storetest.Open(t)
 	sum, err := ingest.Run(context.Background(), db, paths, ingest.Options{Base: root, Workers: 2,
-		Chunk: ingest.ChunkOptions{Size: 1000, Overlap: 100}})
+		Chunk: ingest.ChunkOptions{Size: 1000, Overlap: 100}, PDF: ingest.PDFLimits{Worker: pdfWorker}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,10 @@ type Limits struct {
 	// does not open. (Not a limit; it sits here to keep Extract's
 	// signature.)
 	Password string
+	// keepObjStms reads a file with object streams as it is, without the
+	// rewrite that flattens them (open.go): tests hold both readings of a
+	// file to the same output.
+	keepObjStms bool
 }
 
 // Defaults of Limits.

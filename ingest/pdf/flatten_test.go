@@ -17,7 +17,6 @@ func TestFlattenSameOutput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("extracts the shared corpora twice")
 	}
-	defer func() { flattenObjStms = true }()
 	flattened := 0
 	for _, sub := range []string{"pdf", "pdf-hard"} {
 		for _, f := range pdfFiles(t, corpusDir(t, sub)) {
@@ -25,9 +24,7 @@ func TestFlattenSameOutput(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			flattenObjStms = false
-			_, wantPages, wantDoc, wantErr := extractText(src, Limits{})
-			flattenObjStms = true
+			_, wantPages, wantDoc, wantErr := extractText(src, Limits{keepObjStms: true})
 			_, gotPages, gotDoc, gotErr := extractText(src, Limits{})
 			name := filepath.Join(sub, filepath.Base(f))
 			if (wantErr == nil) != (gotErr == nil) || wantErr != nil && wantErr.Error() != gotErr.Error() {
@@ -40,11 +37,9 @@ func TestFlattenSameOutput(t *testing.T) {
 			if diff := cmp.Diff(wantPages, gotPages); diff != "" {
 				t.Errorf("%s: pages (-as is +flattened):\n%s", name, clipDiff(diff))
 			}
-			flattenObjStms = false
-			if d, err := openDoc(src, Limits{}.withDefaults(), false); err == nil && !d.repaired && inObjStms(d.table) > 0 {
+			if d, err := openDoc(src, Limits{keepObjStms: true}.withDefaults(), false); err == nil && !d.repaired && inObjStms(d.table) > 0 {
 				flattened++ // a file the flattening changes the reading of
 			}
-			flattenObjStms = true
 		}
 	}
 	if flattened == 0 {

@@ -70,7 +70,7 @@ func openDoc(src []byte, lim Limits, rewriteAll bool) (doc *document, err error)
 		t, buf = rewrite(data, t, cr, lim.MaxStreamBytes)
 		buf = writeXrefStream(buf, nil, t)
 		repaired = true
-	} else if flattenObjStms && inObjStms(t) > 0 {
+	} else if !lim.keepObjStms && inObjStms(t) > 0 {
 		// The library re-reads an object stream from its start, inflating
 		// it again, for every object it resolves inside it: fonts, page
 		// and outline objects cost a pass over their stream each, 60% of
@@ -104,10 +104,6 @@ func openDoc(src []byte, lim Limits, rewriteAll bool) (doc *document, err error)
 	}
 	return &document{r: r, data: buf, version: version, encrypted: encrypted, table: t, repaired: repaired}, nil
 }
-
-// flattenObjStms turns the rewrite of files with object streams on; tests
-// turn it off to hold both readings of a file to the same output.
-var flattenObjStms = true
 
 // inObjStms counts the objects of t that live in object streams.
 func inObjStms(t *xrefTable) int {

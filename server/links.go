@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"crypto/hmac"
@@ -31,11 +31,11 @@ const (
 	linkSig       = "sig"     // base64url HMAC-SHA256, unpadded
 )
 
-// viewerKeyBytes is the size of a generated viewer key.
-const viewerKeyBytes = 32
+// ViewerKeyBytes is the size of a generated viewer key.
+const ViewerKeyBytes = 32
 
-// defaultViewerTTL is how long a viewer link stays valid.
-const defaultViewerTTL = 15 * time.Minute
+// DefaultViewerTTL is how long a viewer link stays valid.
+const DefaultViewerTTL = 15 * time.Minute
 
 // Why a signed link was refused.
 var (
@@ -44,34 +44,34 @@ var (
 	errLinkMalformed = errors.New("the link is incomplete")
 )
 
-// linkSigner signs and checks viewer links.
-type linkSigner struct {
+// LinkSigner signs and checks viewer links.
+type LinkSigner struct {
 	key  []byte
 	ttl  time.Duration
 	base string // public base URL without a trailing slash; "" gives relative links
 	now  func() time.Time
 }
 
-func newLinkSigner(key []byte, ttl time.Duration, base string) *linkSigner {
+func NewLinkSigner(key []byte, ttl time.Duration, base string) *LinkSigner {
 	if ttl <= 0 {
-		ttl = defaultViewerTTL
+		ttl = DefaultViewerTTL
 	}
-	return &linkSigner{key: key, ttl: ttl, base: strings.TrimSuffix(base, "/"), now: time.Now}
+	return &LinkSigner{key: key, ttl: ttl, base: strings.TrimSuffix(base, "/"), now: time.Now}
 }
 
-// ephemeralSigner signs with a random key of its own: its links stop
+// EphemeralSigner signs with a random key of its own: its links stop
 // working when the server stops.
-func ephemeralSigner(ttl time.Duration, base string) (*linkSigner, error) {
-	key := make([]byte, viewerKeyBytes)
+func EphemeralSigner(ttl time.Duration, base string) (*LinkSigner, error) {
+	key := make([]byte, ViewerKeyBytes)
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	return newLinkSigner(key, ttl, base), nil
+	return NewLinkSigner(key, ttl, base), nil
 }
 
 // mac is the signature of a resource for a principal until expires. Each
 // field is length-prefixed, so no two field lists sign the same bytes.
-func (s *linkSigner) mac(resource, principal string, expires int64) []byte {
+func (s *LinkSigner) mac(resource, principal string, expires int64) []byte {
 	h := hmac.New(sha256.New, s.key)
 	exp := strconv.FormatInt(expires, 10)
 	for _, f := range []string{"evidence-viewer/1", resource, principal, exp} {
@@ -82,14 +82,14 @@ func (s *linkSigner) mac(resource, principal string, expires int64) []byte {
 
 // link returns path with a signature for resource and principal, valid for
 // the signer's TTL, absolute when the public base is known.
-func (s *linkSigner) link(path string, q url.Values, resource, principal string) string {
+func (s *LinkSigner) link(path string, q url.Values, resource, principal string) string {
 	return s.base + s.signedPath(path, q, resource, principal, s.now().Add(s.ttl).Unix())
 }
 
 // signedPath is path with the query of a link signed for resource and
 // principal until expires (Unix seconds); the links a signed page holds
 // expire with the page's own.
-func (s *linkSigner) signedPath(path string, q url.Values, resource, principal string, expires int64) string {
+func (s *LinkSigner) signedPath(path string, q url.Values, resource, principal string, expires int64) string {
 	if q == nil {
 		q = url.Values{}
 	}
@@ -103,7 +103,7 @@ func (s *linkSigner) signedPath(path string, q url.Values, resource, principal s
 // principal it was issued for and its expiry. The signature is compared in
 // constant time, and before the expiry, so that an altered expiry reads
 // as what it is.
-func (s *linkSigner) check(resource string, q url.Values) (principal string, expires int64, err error) {
+func (s *LinkSigner) check(resource string, q url.Values) (principal string, expires int64, err error) {
 	if len(q[linkPrincipal]) != 1 || len(q[linkExpires]) != 1 || len(q[linkSig]) != 1 {
 		return "", 0, errLinkMalformed
 	}
@@ -130,14 +130,14 @@ func rangeResource(version string, start, end int) string {
 func versionResource(version string) string { return "version " + version }
 func textResource(version string) string    { return "text " + version }
 
-// loadViewerKey reads the viewer key of --viewer-key: 64 hex digits (32
+// LoadViewerKey reads the viewer key of --viewer-key: 64 hex digits (32
 // bytes) on one line. A file that does not exist is created, readable by
 // its owner only, with a new random key. It returns a warning when the
 // file is readable by others: whoever reads the key can forge links.
-func loadViewerKey(path string) (key []byte, warning string, err error) {
+func LoadViewerKey(path string) (key []byte, warning string, err error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		key = make([]byte, viewerKeyBytes)
+		key = make([]byte, ViewerKeyBytes)
 		if _, err := rand.Read(key); err != nil {
 			return nil, "", err
 		}
@@ -166,4 +166,11 @@ func loadViewerKey(path string) (key []byte, warning string, err error) {
 		warning = fmt.Sprintf("--viewer-key %s is readable by others (mode %v): whoever reads it can make viewer links for any principal; chmod 600 it", path, fi.Mode().Perm())
 	}
 	return key, warning, nil
+}
+
+// ChunkLink is the signed viewer link of a chunk for principal ("" for
+// an administrator), as resolutions carry it in viewer_url: valid for the
+// signer's TTL from now, absolute under its base URL when it has one.
+func (s *LinkSigner) ChunkLink(chunkID, principal string) string {
+	return s.link("/view/"+url.PathEscape(chunkID), nil, chunkResource(chunkID), principal)
 }

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	_ "embed"
@@ -13,7 +13,7 @@ import (
 //go:embed openapi.json
 var openAPIJSON []byte
 
-func (s *server) openAPI(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) openAPI(w http.ResponseWriter, r *http.Request, c *caller) error {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(openAPIJSON)))
 	_, err := w.Write(openAPIJSON)

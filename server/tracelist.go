@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"errors"
@@ -32,7 +32,7 @@ func traceCaller(f *verify.TraceFilter, c *caller) *httpError {
 // traceRequest reads the filter of a trace listing or stats request and
 // narrows it to the caller.
 func traceRequest(r *http.Request, c *caller) (verify.TraceFilter, error) {
-	f, err := traceFilter(r.URL.Query(), time.Now())
+	f, err := verify.ParseTraceFilter(r.URL.Query(), time.Now())
 	if err != nil {
 		return f, errorf(http.StatusBadRequest, "bad_request", "%v", err)
 	}
@@ -44,12 +44,12 @@ func traceRequest(r *http.Request, c *caller) (verify.TraceFilter, error) {
 
 // getTraces lists the stored traces the caller may read that pass the
 // query's filter, newest first, a page at a time.
-func (s *server) getTraces(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) getTraces(w http.ResponseWriter, r *http.Request, c *caller) error {
 	f, err := traceRequest(r, c)
 	if err != nil {
 		return err
 	}
-	limit, cursor, err := pageParams(r.URL.Query())
+	limit, cursor, err := verify.ParseTracePage(r.URL.Query())
 	if err != nil {
 		return errorf(http.StatusBadRequest, "bad_request", "%v", err)
 	}
@@ -66,18 +66,18 @@ func (s *server) getTraces(w http.ResponseWriter, r *http.Request, c *caller) er
 
 // getTraceStats counts the stored traces the caller may read that pass
 // the query's filter, grouped by the query's key.
-func (s *server) getTraceStats(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) getTraceStats(w http.ResponseWriter, r *http.Request, c *caller) error {
 	f, err := traceRequest(r, c)
 	if err != nil {
 		return err
 	}
-	by, top, err := statsParams(r.URL.Query())
+	by, top, err := verify.ParseTraceStats(r.URL.Query())
 	if err != nil {
 		return errorf(http.StatusBadRequest, "bad_request", "%v", err)
 	}
 	var st *verify.TraceStats
 	err = s.db.View(func(tx *store.Tx) (err error) {
-		st, err = traceStats(tx, &f, by, top)
+		st, err = verify.TopTraceStats(tx, &f, by, top)
 		return err
 	})
 	if errors.Is(err, verify.ErrTraceFilter) {

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"encoding/json"
@@ -171,10 +171,7 @@ func TestOpenAPIDescribesReport(t *testing.T) {
 	yes, _ := judgeServer(t, verify.JudgeSupported, "")
 	withJudge := func(url string) func(*serverConfig) {
 		return func(c *serverConfig) {
-			var err error
-			if c.policy, err = (&judgeFlags{url: url, maxCalls: 10}).policy(verify.DefaultPolicy()); err != nil {
-				t.Fatal(err)
-			}
+			c.policy = judgePolicy(t, url, 10)
 			on := true
 			c.policy.MeaningChecks = &on // the default, written out for the trace
 		}

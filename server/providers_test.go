@@ -1,9 +1,7 @@
-package main
+package server
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -137,27 +135,5 @@ func TestServeVerifyFrom(t *testing.T) {
 
 	for _, err := range c.errs {
 		t.Error(err)
-	}
-
-	// The CLI sends the envelope to a running server.
-	dir := t.TempDir()
-	file := func(name string, b []byte) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	ans, m, wrong := file("answer.json", answer), file("map.json", []byte(policyMap)), file("wrong.json", []byte(`{"7": {"document_id": "expense-policy.md"}}`))
-	t.Setenv("EVIDENCE_TOKEN", analystToken)
-	code, out, errs := runCLI(t, "verify", "--server", e.ts.URL, "--from", "anthropic", ans, "--map", m)
-	if code != exitOK || !strings.Contains(out, "answer msg_01Serve: ACCEPT") || !strings.Contains(out, "claim content[1]: supported → accept") {
-		t.Errorf("verify --server --from: exit %d (%s):\n%s", code, errs, out)
-	}
-	if code, _, errs := runCLI(t, "verify", "--server", e.ts.URL, "--from", "anthropic", ans, "--map", wrong); code != exitUsage || !strings.Contains(errs, `key "0" is not in the map`) {
-		t.Errorf("verify --server --from, key not mapped: exit %d (%s), want %d naming the key", code, errs, exitUsage)
-	}
-	if code, _, _ := runCLI(t, "verify", "--server", e.ts.URL, "--from", "anthropic", ans, "--map", m, "--print-request"); code != exitUsage {
-		t.Errorf("--print-request --server: exit %d, want %d", code, exitUsage)
 	}
 }

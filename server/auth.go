@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bufio"
@@ -11,9 +11,9 @@ import (
 	"strings"
 )
 
-// principalHeader names the end user a service token acts for (and, without
+// PrincipalHeader names the end user a service token acts for (and, without
 // tokens, the caller's principal).
-const principalHeader = "X-Evidence-Principal"
+const PrincipalHeader = "X-Evidence-Principal"
 
 // serviceKeyword in a token file's second column marks a service token.
 const serviceKeyword = "service"
@@ -30,21 +30,21 @@ type tokenEntry struct {
 	service   bool
 }
 
-// tokenSet is the bearer tokens the server accepts.
-type tokenSet struct{ entries []tokenEntry }
+// Tokens is the bearer tokens the server accepts.
+type Tokens struct{ entries []tokenEntry }
 
-func (ts *tokenSet) len() int { return len(ts.entries) }
+func (ts *Tokens) Len() int { return len(ts.entries) }
 
-// loadTokens reads a token file: one "<token> <principal>" or
+// LoadTokens reads a token file: one "<token> <principal>" or
 // "<token> service" a line; blank lines and lines starting with # are
 // skipped. Tokens must be unique and at least minTokenLen bytes.
-func loadTokens(path string) (*tokenSet, error) {
+func LoadTokens(path string) (*Tokens, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("--tokens: %w", err)
 	}
 	defer f.Close()
-	ts := &tokenSet{}
+	ts := &Tokens{}
 	seen := map[[sha256.Size]byte]bool{}
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
@@ -82,7 +82,7 @@ func loadTokens(path string) (*tokenSet, error) {
 // digest with every entry's in constant time and without an early exit, so
 // neither which entry matched nor how much of a token was right shows in
 // the time taken.
-func (ts *tokenSet) lookup(token string) (tokenEntry, bool) {
+func (ts *Tokens) lookup(token string) (tokenEntry, bool) {
 	d := sha256.Sum256([]byte(token))
 	found, idx := 0, 0
 	for i := range ts.entries {
@@ -145,7 +145,7 @@ func errorf(status int, code, format string, args ...any) *httpError {
 
 // authenticate works out who a request acts for. With an error it may
 // still return the caller it found, for the log only.
-func (s *server) authenticate(r *http.Request, need access) (*caller, *httpError) {
+func (s *Server) authenticate(r *http.Request, need access) (*caller, *httpError) {
 	if need == accessPublic {
 		return &caller{}, nil
 	}
@@ -155,14 +155,14 @@ func (s *server) authenticate(r *http.Request, need access) (*caller, *httpError
 		}
 		need = accessRead
 	}
-	header, named := r.Header.Get(principalHeader), len(r.Header.Values(principalHeader)) > 0
-	if len(r.Header.Values(principalHeader)) > 1 {
-		return nil, errorf(http.StatusBadRequest, "bad_request", "%s given more than once", principalHeader)
+	header, named := r.Header.Get(PrincipalHeader), len(r.Header.Values(PrincipalHeader)) > 0
+	if len(r.Header.Values(PrincipalHeader)) > 1 {
+		return nil, errorf(http.StatusBadRequest, "bad_request", "%s given more than once", PrincipalHeader)
 	}
 	if s.tokens == nil { // loopback only: trusted like the CLI's --principal
 		c := &caller{principal: header, service: true, admin: !named, bound: named}
 		if need == accessAdmin && !c.admin {
-			return c, errorf(http.StatusForbidden, "forbidden", "only an administrator may do this: a request naming no principal (no %s header)", principalHeader)
+			return c, errorf(http.StatusForbidden, "forbidden", "only an administrator may do this: a request naming no principal (no %s header)", PrincipalHeader)
 		}
 		return c, nil
 	}
@@ -180,13 +180,13 @@ func (s *server) authenticate(r *http.Request, need access) (*caller, *httpError
 	case e.service:
 		c.principal, c.admin, c.bound = header, !named, named
 	case named && header != e.principal:
-		return nil, errorf(http.StatusForbidden, "forbidden", "this token acts for its own principal only; %s names another", principalHeader)
+		return nil, errorf(http.StatusForbidden, "forbidden", "this token acts for its own principal only; %s names another", PrincipalHeader)
 	}
 	if (need == accessService || need == accessAdmin) && !c.service {
 		return c, errorf(http.StatusForbidden, "forbidden", "a service token is required") // c: for the request log
 	}
 	if need == accessAdmin && !c.admin {
-		return c, errorf(http.StatusForbidden, "forbidden", "only an administrator may do this: a service token acting for no end user (no %s header)", principalHeader)
+		return c, errorf(http.StatusForbidden, "forbidden", "only an administrator may do this: a service token acting for no end user (no %s header)", PrincipalHeader)
 	}
 	return c, nil
 }

@@ -1,8 +1,9 @@
-package main
+package server
 
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,8 +14,8 @@ import (
 
 // Log formats (--log-format): slog's text (key=value) and JSON handlers.
 const (
-	logText = "text"
-	logJSON = "json"
+	LogText = "text"
+	LogJSON = "json"
 )
 
 // requestIDHeader carries a request's id: the caller's when it sends a
@@ -24,16 +25,16 @@ const requestIDHeader = "X-Request-ID"
 // maxRequestIDLen bounds a caller's request id; a longer one is replaced.
 const maxRequestIDLen = 128
 
-// newServerLogger returns the server's logger, writing one line a record
+// NewLogger returns the server's logger, writing one line a record
 // to w in the given format.
-func newServerLogger(w io.Writer, format string) (*slog.Logger, error) {
+func NewLogger(w io.Writer, format string) (*slog.Logger, error) {
 	switch format {
-	case logText, "":
+	case LogText, "":
 		return slog.New(slog.NewTextHandler(w, nil)), nil
-	case logJSON:
+	case LogJSON:
 		return slog.New(slog.NewJSONHandler(w, nil)), nil
 	}
-	return nil, usagef("--log-format %q: want %s or %s", format, logText, logJSON)
+	return nil, fmt.Errorf("log format %q: want %s or %s", format, LogText, LogJSON)
 }
 
 // requestIDs makes request ids: a random prefix per server, so ids of
@@ -74,7 +75,7 @@ func isIDToken(s string) bool {
 // a service token acted), what (the route pattern, never the raw path or
 // query, which may hold a quote), and how it went. It never logs a body
 // or an error message, so no document text reaches the log.
-func (s *server) logRequest(r *http.Request, route string, c *caller, sw *statusWriter, errCode string, took time.Duration) {
+func (s *Server) logRequest(r *http.Request, route string, c *caller, sw *statusWriter, errCode string, took time.Duration) {
 	level := slog.LevelInfo
 	if sw.code() >= 500 {
 		level = slog.LevelError

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bufio"
@@ -8,11 +8,19 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/evidence-rag/evidence/corpus"
+	"github.com/evidence-rag/evidence/ingest"
+	"github.com/evidence-rag/evidence/store"
+	"github.com/evidence-rag/evidence/store/storetest"
 )
 
 // waitFor polls cond every 5 ms until it holds, failing the test after 5 s.
@@ -220,28 +228,6 @@ func isTimeout(err error) bool {
 	return ok && ne.Timeout()
 }
 
-// TestServeLimitFlags: limit flags that cannot work are usage errors.
-func TestServeLimitFlags(t *testing.T) {
-	for _, so := range []serveOptions{
-		{limits: serveLimits{maxInFlight: -1}},
-		{limits: serveLimits{maxQueue: -1}},
-		{maxConns: -5},
-		{limits: serveLimits{writeStall: -time.Second}},
-		{memoryLimit: "lots"},
-	} {
-		so.addr, so.maxBody, so.maxUpload = "127.0.0.1:0", 1<<20, 1<<20
-		o := &options{db: t.TempDir() + "/e.db", stdout: io.Discard, stderr: io.Discard}
-		if err := runServe(context.Background(), o, so, nil); exitCode(err) != exitUsage {
-			t.Errorf("%+v: got %v, want a usage error", so, err)
-		}
-	}
-	for in, want := range map[string]int64{"512MiB": 512 << 20, "1GiB": 1 << 30, "1000": 1000, "64KiB": 64 << 10} {
-		if got, err := parseSize(in); err != nil || got != want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-}
-
 // TestServePprof: the Go profiles are served to an administrator only.
 func TestServePprof(t *testing.T) {
 	e := newTestEnv(t, true)
@@ -266,5 +252,171 @@ func TestServePprof(t *testing.T) {
 	r = e.do(request{path: "/debug/pprof/goroutine?debug=1", token: serviceToken})
 	if r.status != http.StatusOK || !strings.Contains(string(r.body), "goroutine profile") {
 		t.Errorf("goroutine profile: got %d %.100s", r.status, r.body)
+	}
+}
+
+// TestServeAdminListener: with every connection of the API's listener in a
+// handler, a health check there is refused (its connection limit), while
+// the admin listener still answers health and metrics; it serves nothing
+// else.
+func TestServeAdminListener(t *testing.T) {
+	e := newTestEnv(t, false)
+	addr, admin := servedWithAdmin(t, e, 2)
+	get := func(host, path string) int {
+		t.Helper()
+		c, err := net.DialTimeout("tcp", host, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", path)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("GET %s on %s: %v", path, host, err)
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode
+	}
+	holdRequest(t, addr)
+	holdRequest(t, addr)
+	waitFor(t, "two requests in handlers", func() bool { return len(e.srv.lanes[laneAPI].slots) == 2 })
+	if code := get(addr, "/healthz"); code != http.StatusServiceUnavailable {
+		t.Fatalf("healthz on the API's listener, every connection in a handler: got %d, want 503 (the scenario the admin listener is for)", code)
+	}
+	for path, want := range map[string]int{"/healthz": 200, "/metrics": 200, "/v1/documents": 404, "/openapi.json": 404} {
+		if code := get(admin, path); code != want {
+			t.Errorf("GET %s on the admin listener beside a full API listener: got %d, want %d", path, code, want)
+		}
+	}
+}
+
+// TestServeLargeAnswerLane: a whole large text is built only with a slot
+// of the large-answer lane; with every slot taken and its queue's time
+// spent it gets a 503 with Retry-After, counted, while a small range of
+// the same text is served.
+func TestServeLargeAnswerLane(t *testing.T) {
+	e := newTestEnvWith(t, false, func(c *serverConfig) {
+		c.limits = serveLimits{queueTimeout: 30 * time.Millisecond}
+	})
+	version := ingestBig(t, e)
+	for range cap(e.srv.large.slots) {
+		e.srv.large.slots <- struct{}{}
+	}
+	r := e.do(request{method: "GET", path: "/v1/versions/" + version + "/text"})
+	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") != "1" {
+		t.Errorf("whole large text with the large-answer lane full: got %d Retry-After %q, want 503 with Retry-After 1", r.status, r.header.Get("Retry-After"))
+	}
+	if got := testutil.ToFloat64(e.srv.metrics.shed.WithLabelValues(laneLarge, "queue_timeout")); got != 1 {
+		t.Errorf("large answers shed after waiting: %v, want 1", got)
+	}
+	if r := e.do(request{method: "GET", path: "/v1/versions/" + version + "/text?start=0&end=1000"}); r.status != http.StatusOK {
+		t.Errorf("a small range beside a full large-answer lane: got %d, want 200", r.status)
+	}
+	for range cap(e.srv.large.slots) {
+		<-e.srv.large.slots
+	}
+	if r := e.do(request{method: "GET", path: "/v1/versions/" + version + "/text"}); r.status != http.StatusOK {
+		t.Errorf("whole large text with the lane free: got %d, want 200", r.status)
+	}
+}
+
+// ingestBig ingests a 1 MiB Markdown document and returns its version.
+func ingestBig(t *testing.T, e *testEnv) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "big.md")
+	if err := os.WriteFile(path, corpus.Markdown(7, 1<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.Run(context.Background(), e.db, []string{path}, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var version string
+	if err := e.db.View(func(tx *store.Tx) error {
+		d, err := tx.Document("big.md")
+		if err == nil {
+			version = d.Current
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return version
+}
+
+// servedWithAdmin serves e's server as servedWithLimits does, with an
+// admin listener beside it; it returns both addresses.
+func servedWithAdmin(t *testing.T, e *testEnv, maxConns int) (addr, admin string) {
+	t.Helper()
+	addr = servedWithLimits(t, e, maxConns)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := e.srv.adminServer(2*time.Second, 10*time.Second, 10*time.Second, slog.New(slog.NewTextHandler(e.log, nil)))
+	done := make(chan struct{})
+	go func() { defer close(done); _ = hs.Serve(e.srv.limitAdminListener(ln)) }()
+	t.Cleanup(func() { hs.Close(); <-done })
+	return addr, ln.Addr().String()
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"512MiB": 512 << 20, "1GiB": 1 << 30, "1000": 1000, "64KiB": 64 << 10} {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	if _, _, err := SetMemoryLimit("lots"); err == nil {
+		t.Error(`SetMemoryLimit("lots"): no error`)
+	}
+}
+
+// TestNewOptions: New fills in the defaults it reports in Limits, and the
+// options reach what the server does: the body limit, the queue, the
+// tokens.
+func TestNewOptions(t *testing.T) {
+	db := storetest.Open(t)
+	srv := New(db, Options{ErrorLog: io.Discard})
+	defer srv.Close()
+	l := srv.Limits()
+	if l.MaxInFlight != DefaultMaxInFlight || l.MaxQueue != 0 || l.QueueTimeout != DefaultQueueTimeout || l.MaxBulk != DefaultMaxBulk ||
+		l.WriteStall != DefaultWriteStall || l.MaxResponseBytes != DefaultMaxResponses || l.MaxConns < 1 || l.MaxConns > DefaultMaxConns ||
+		l.ReadHeaderTimeout != DefaultReadHeaderTimeout || l.ReadTimeout != DefaultReadTimeout || l.WriteTimeout != DefaultWriteTimeout || l.IdleTimeout != DefaultIdleTimeout {
+		t.Errorf("limits of zero options: %+v", l)
+	}
+	if srv.maxBody != DefaultMaxBody || srv.maxUpload != DefaultMaxUpload {
+		t.Errorf("body limits of zero options: %d, %d", srv.maxBody, srv.maxUpload)
+	}
+
+	small := New(db, Options{ErrorLog: io.Discard, MaxBody: 10, Limits: Limits{MaxQueue: 3, ReadHeaderTimeout: time.Minute, ReadTimeout: time.Second}})
+	defer small.Close()
+	if got := small.Limits(); got.MaxQueue != 3 || got.ReadHeaderTimeout != time.Second {
+		t.Errorf("limits: queue %d, header timeout %s; want 3 and the read timeout (1s)", got.MaxQueue, got.ReadHeaderTimeout)
+	}
+	w := httptest.NewRecorder()
+	small.ServeHTTP(w, httptest.NewRequest("POST", "/v1/verify", strings.NewReader(`{"request_id": "r-too-long"}`)))
+	if w.Code != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body over MaxBody: got %d, want 413", w.Code)
+	}
+	path := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(path, []byte("tok-0123456789abcdef service\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tokens, err := LoadTokens(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	authed := New(db, Options{ErrorLog: io.Discard, Tokens: tokens})
+	defer authed.Close()
+	for token, want := range map[string]int{"": http.StatusUnauthorized, "tok-0123456789abcdef": http.StatusOK} {
+		r := httptest.NewRequest("GET", "/v1/documents", nil)
+		if token != "" {
+			r.Header.Set("Authorization", "Bearer "+token)
+		}
+		w := httptest.NewRecorder()
+		authed.ServeHTTP(w, r)
+		if w.Code != want {
+			t.Errorf("GET /v1/documents with token %q: got %d, want %d", token, w.Code, want)
+		}
 	}
 }

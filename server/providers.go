@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 // providerRequest converts the body of POST /v1/verify?from=FORMAT, an
 // envelope with a provider's cited answer and its map, into the
 // verifier's request, for the principal the caller may act for.
-func (s *server) providerRequest(from string, b []byte, c *caller) (*verify.Request, error) {
+func (s *Server) providerRequest(from string, b []byte, c *caller) (*verify.Request, error) {
 	f, err := providers.ParseFormat(from)
 	if err != nil {
 		return nil, errorf(http.StatusBadRequest, "bad_request", "%v", err)

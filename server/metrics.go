@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"net/http"
@@ -129,7 +129,7 @@ func (m *serverMetrics) ingested(sum *ingest.Summary) {
 
 func (m *serverMetrics) invalidateQuarantine() { m.quarantine.invalidate() }
 
-func (s *server) serveMetrics(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request, c *caller) error {
 	s.metrics.handler.ServeHTTP(w, r)
 	return nil
 }

@@ -1,15 +1,12 @@
-package main
+package server
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,7 +40,7 @@ func TestServeRequestLog(t *testing.T) {
 	var logger *slog.Logger
 	e := newTestEnvWith(t, true, func(c *serverConfig) {
 		var err error
-		if logger, err = newServerLogger(c.errlog, logJSON); err != nil {
+		if logger, err = NewLogger(c.errlog, LogJSON); err != nil {
 			t.Fatal(err)
 		}
 		c.logger = logger
@@ -143,7 +140,7 @@ func (e *testEnv) doWithHeader(r request, id string) response {
 		req.Header.Set("Authorization", "Bearer "+r.token)
 	}
 	if r.principal != "" {
-		req.Header.Set(principalHeader, r.principal)
+		req.Header.Set(PrincipalHeader, r.principal)
 	}
 	if id != "" {
 		req.Header.Set(requestIDHeader, id)
@@ -160,12 +157,11 @@ func (e *testEnv) doWithHeader(r request, id string) response {
 	return response{resp.StatusCode, resp.Header, b}
 }
 
-// TestServeLogFormat: the text format writes key=value lines; any other
-// format is a usage error naming the allowed ones, before anything is
-// opened.
-func TestServeLogFormat(t *testing.T) {
+// TestServeLogText: the text format writes key=value lines, one a
+// request; any other format is an error naming the allowed ones.
+func TestServeLogText(t *testing.T) {
 	var buf bytes.Buffer
-	logger, err := newServerLogger(&buf, logText)
+	logger, err := NewLogger(&buf, LogText)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,11 +176,7 @@ func TestServeLogFormat(t *testing.T) {
 		}
 	}
 	assertNoSecret(t, buf.Bytes())
-
-	o := &options{db: filepath.Join(t.TempDir(), "e.db"), stdout: io.Discard, stderr: io.Discard}
-	so := serveOptions{addr: "127.0.0.1:0", maxBody: 1, maxUpload: 1, logFormat: "xml"}
-	err = runServe(context.Background(), o, so, nil)
-	if code := exitCode(err); code != exitUsage || !strings.Contains(fmt.Sprint(err), `--log-format "xml": want text or json`) {
-		t.Errorf("--log-format xml: got %v (exit %d), want a usage error naming text and json", err, code)
+	if _, err := NewLogger(&buf, "xml"); err == nil || !strings.Contains(err.Error(), `"xml": want text or json`) {
+		t.Errorf("log format xml: got %v, want an error naming text and json", err)
 	}
 }

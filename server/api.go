@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bytes"
@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	segjson "github.com/segmentio/encoding/json"
 	"io"
-	"io/fs"
 	"log"
 	"log/slog"
 	"mime"
@@ -23,6 +21,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	segjson "github.com/segmentio/encoding/json"
+
 	"github.com/evidence-rag/evidence/ingest"
 	"github.com/evidence-rag/evidence/resolve"
 	"github.com/evidence-rag/evidence/store"
@@ -33,7 +33,7 @@ import (
 const maxBatch = 1000
 
 type serverConfig struct {
-	tokens    *tokenSet // nil: no authentication (loopback only)
+	tokens    *Tokens // nil: no authentication (loopback only)
 	policy    *verify.Policy
 	maxBody   int64
 	maxUpload int64
@@ -41,22 +41,24 @@ type serverConfig struct {
 	// logger gets one line a request and the server's errors; nil is a
 	// text logger on errlog.
 	logger *slog.Logger
-	// traceWrites is traceSync (the default when empty) or traceAsync.
+	// traceWrites is TraceSync (the default when empty) or TraceAsync.
 	traceWrites string
-	// traceWriter is when async traces are committed (serve_traces.go).
+	// traceWriter is when async traces are committed (traces.go).
 	traceWriter traceWriterConfig
 	// links signs viewer links; nil signs with a key of the server's own
-	// run, relative links valid for defaultViewerTTL.
-	links *linkSigner
-	// limits bound the requests handled and waiting (serve_limits.go);
+	// run, relative links valid for DefaultViewerTTL.
+	links *LinkSigner
+	// pdf is the worker and limits of uploaded PDFs.
+	pdf ingest.PDFLimits
+	// limits bound the requests handled and waiting (limits.go);
 	// zero values take the defaults.
 	limits serveLimits
 }
 
-// server is the HTTP service over one open store. It is the store's only
+// Server is the HTTP service over one open store (see the package doc). It is the store's only
 // writer while it runs; bbolt lets its reads run beside its writes, each
 // read transaction seeing one consistent state of the store.
-type server struct {
+type Server struct {
 	serverConfig
 	db         *store.DB
 	mux        *http.ServeMux
@@ -65,15 +67,18 @@ type server struct {
 	requestIDs *requestIDs
 	traces     *traceQueue // nil: traces are committed before the response
 	policyJSON []byte      // the policy, encoded once for traces
-	lanes      lanes       // admission control by route (serve_limits.go)
+	lanes      lanes       // admission control by route (limits.go)
 	diskWaits  chan struct{}
 	responses  *byteBudget // large response bodies being written
+	large      *lane       // large answers being built (limits.go)
+	conns      Limits      // connection limit and timeouts, for Serve
+	adaptive   bool        // Options.AdaptiveMemory
 	shed       atomic.Int64
 }
 
 type handlerFunc func(w http.ResponseWriter, r *http.Request, c *caller) error
 
-func newServer(db *store.DB, cfg serverConfig) *server {
+func newServer(db *store.DB, cfg serverConfig) *Server {
 	if cfg.policy == nil {
 		cfg.policy = verify.DefaultPolicy()
 	}
@@ -83,23 +88,24 @@ func newServer(db *store.DB, cfg serverConfig) *server {
 	if cfg.logger == nil {
 		cfg.logger = slog.New(slog.NewTextHandler(cfg.errlog, nil))
 	}
-	s := &server{serverConfig: cfg, db: db, mux: http.NewServeMux(), log: slog.NewLogLogger(cfg.logger.Handler(), slog.LevelError), requestIDs: newRequestIDs()}
+	s := &Server{serverConfig: cfg, db: db, mux: http.NewServeMux(), log: slog.NewLogLogger(cfg.logger.Handler(), slog.LevelError), requestIDs: newRequestIDs()}
 	var err error
 	s.metrics = newServerMetrics(db)
 	s.limits = s.limits.withDefaults()
 	s.lanes = newLanes(s.limits, s.metrics)
 	s.diskWaits = make(chan struct{}, diskWaitsPerSlot*s.limits.maxInFlight)
 	s.responses = &byteBudget{max: s.limits.maxResponseBytes}
+	s.large = newLane(laneLarge, largeInFlight(), 4*largeInFlight(), s.limits.queueTimeout, s.metrics)
 	if s.links == nil {
-		if s.links, err = ephemeralSigner(defaultViewerTTL, ""); err != nil {
+		if s.links, err = EphemeralSigner(DefaultViewerTTL, ""); err != nil {
 			panic("serve: no random viewer key: " + err.Error())
 		}
 	}
-	s.policy = cachedJudge(s.policy, db, s.metrics.judged)
+	s.policy = s.policy.WithJudgeCache(db, s.metrics.judged)
 	if s.policyJSON, err = json.Marshal(cfg.policy); err != nil {
 		panic("serve: policy does not encode: " + err.Error()) // it was decoded from JSON
 	}
-	if cfg.traceWrites == traceAsync {
+	if cfg.traceWrites == TraceAsync {
 		s.traces = newTraceQueueWith(db, s.policyJSON, s.log, s.metrics, cfg.traceWriter)
 	}
 	s.handle("GET /v1/chunks/{chunk_id}", accessRead, s.getChunk)
@@ -127,13 +133,13 @@ func newServer(db *store.DB, cfg serverConfig) *server {
 }
 
 // routes lists the patterns served, for the OpenAPI consistency test.
-func (s *server) routes() []string { return s.metrics.routes }
+func (s *Server) routes() []string { return s.metrics.routes }
 
 // handle registers a route behind authentication, panic recovery, common
 // headers and metrics. A handler's error is answered as JSON: an
 // *httpError as it says, anything else as a 500 whose detail goes to the
 // log only, since a store error may name what it read.
-func (s *server) handle(pattern string, need access, h handlerFunc) {
+func (s *Server) handle(pattern string, need access, h handlerFunc) {
 	s.metrics.addRoute(pattern)
 	lane := s.lanes[routeLane(pattern)]
 	s.mux.Handle(pattern, route(func(w http.ResponseWriter, r *http.Request) {
@@ -230,7 +236,7 @@ var probeMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, ht
 // {name...} route needs, or an unclean path), which would reach a client
 // as an empty 307. Such a request gets a 405 with the methods its path is
 // served for, as it was sent, or a 404.
-func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Cache-Control", "no-store")
@@ -396,7 +402,7 @@ func writeError(w http.ResponseWriter, e *httpError) {
 }
 
 // readBody reads a JSON request body within the size limit.
-func (s *server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	body := http.MaxBytesReader(w, r.Body, s.maxBody)
 	var b []byte
 	var err error
@@ -467,20 +473,20 @@ type served struct {
 }
 
 // viewerURL is where the evidence viewer shows a served resolution: a link
-// signed for the principal it was resolved for (serve_links.go), absolute
+// signed for the principal it was resolved for (links.go), absolute
 // when the server knows its public URL.
-func (s *server) viewerURL(c *resolve.Cited, principal string) string {
+func (s *Server) viewerURL(c *resolve.Cited, principal string) string {
 	if c.Link == nil {
 		return ""
 	}
 	if c.ChunkID != "" {
-		return s.links.link("/view/"+url.PathEscape(c.ChunkID), nil, chunkResource(c.ChunkID), principal)
+		return s.links.ChunkLink(c.ChunkID, principal)
 	}
 	q := url.Values{"start": {strconv.Itoa(c.Start)}, "end": {strconv.Itoa(c.End)}}
 	return s.links.link("/view/versions/"+url.PathEscape(c.DocumentVersion), q, rangeResource(c.DocumentVersion, c.Start, c.End), principal)
 }
 
-func (s *server) getChunk(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) getChunk(w http.ResponseWriter, r *http.Request, c *caller) error {
 	var out *resolve.Cited
 	err := s.db.View(func(tx *store.Tx) error {
 		res, err := resolve.ChunkTx(tx, r.PathValue("chunk_id"), c.principal)
@@ -504,7 +510,7 @@ type resolveRequest struct {
 	Metadata  json.RawMessage           `json:"metadata,omitempty"` // the caller's own object, echoed
 }
 
-func (s *server) postResolve(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) postResolve(w http.ResponseWriter, r *http.Request, c *caller) error {
 	b, err := s.readBody(w, r)
 	if err != nil {
 		return err
@@ -560,7 +566,7 @@ func (s *server) postResolve(w http.ResponseWriter, r *http.Request, c *caller) 
 	return writeJSON(w, http.StatusOK, out)
 }
 
-func (s *server) getText(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) getText(w http.ResponseWriter, r *http.Request, c *caller) error {
 	version := r.PathValue("version")
 	q := r.URL.Query()
 	start, err := intParam(q, "start", 0)
@@ -595,6 +601,12 @@ func (s *server) getText(w http.ResponseWriter, r *http.Request, c *caller) erro
 			}
 			defer sw.stall.budget.give(est)
 			sw.stall.reserved = true
+			if est >= largeAnswerFrom {
+				if err := s.large.acquire(r.Context()); err != nil {
+					return s.largeShed(w, err)
+				}
+				defer s.large.release()
+			}
 		}
 	}
 	out, err := resolve.RangeCited(s.db, version, start, max(end, start), c.principal)
@@ -620,14 +632,14 @@ func intParam(q url.Values, name string, def int) (int, error) {
 	return n, nil
 }
 
-func (s *server) postVerify(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) postVerify(w http.ResponseWriter, r *http.Request, c *caller) error {
 	b, err := s.readBody(w, r)
 	if err != nil {
 		return err
 	}
 	var req *verify.Request
 	if from := r.URL.Query().Get("from"); from != "" {
-		req, err = s.providerRequest(from, b, c) // a provider's cited answer (serve_providers.go)
+		req, err = s.providerRequest(from, b, c) // a provider's cited answer (providers.go)
 	} else if req, err = verify.DecodeRequest(b); err != nil {
 		err = errorf(http.StatusBadRequest, "bad_request", "%v", err)
 	}
@@ -683,15 +695,15 @@ func (s *server) postVerify(w http.ResponseWriter, r *http.Request, c *caller) e
 	return writeJSONBytes(w, http.StatusOK, buf.Bytes())
 }
 
-func (s *server) getDocuments(w http.ResponseWriter, r *http.Request, c *caller) error {
-	rows := []docSummary{}
+func (s *Server) getDocuments(w http.ResponseWriter, r *http.Request, c *caller) error {
+	rows := []resolve.DocumentSummary{}
 	failures := []*store.Failure{}
 	err := s.db.View(func(tx *store.Tx) error {
 		err := tx.ForEachDocument(func(d *store.Document) error {
 			if !c.admin && !d.Allows(c.principal) {
 				return nil
 			}
-			sum, err := summarize(tx, d)
+			sum, err := resolve.Summarize(tx, d)
 			if !c.admin {
 				sum.ACL = nil // other principals' names are not the caller's business
 			}
@@ -718,12 +730,11 @@ func (s *server) getDocuments(w http.ResponseWriter, r *http.Request, c *caller)
 // filename, url, acl, ...; a "manifest" part imports another pipeline's
 // chunks), or the raw bytes as the body with the same fields as query
 // parameters. The filename's extension picks the extractor.
-func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) postDocument(w http.ResponseWriter, r *http.Request, c *caller) error {
 	r.Body = http.MaxBytesReader(w, r.Body, s.maxUpload)
 	fields := r.URL.Query()
 	var err error
 	up := &upload{}
-	defer up.remove()
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == "multipart/form-data" {
 		if err := up.readMultipart(r, fields, s.maxUpload); err != nil {
@@ -748,7 +759,7 @@ func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 	if !ingest.Supported(name) && !up.hasText {
 		return errorf(http.StatusUnsupportedMediaType, "unsupported_media_type", "%q: unsupported file type", name)
 	}
-	opts := ingest.Options{ID: fields.Get("id"), URL: fields.Get("url"), Workers: 1}
+	opts := ingest.Options{ID: fields.Get("id"), URL: fields.Get("url"), Workers: 1, PDF: s.pdf}
 	if opts.Undelete, err = boolField(fields, "undelete"); err != nil {
 		return err
 	}
@@ -778,7 +789,7 @@ func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 	if opts.Chunk, err = chunkFields(fields); err != nil {
 		return err
 	}
-	sum, err := ingest.RunSource(r.Context(), s.db, ingest.Source{Name: name, Bytes: up.source}, opts)
+	sum, err := ingest.RunSource(r.Context(), s.db, ingest.Source{Name: name, Bytes: up.source, Manifest: up.manifest, Text: up.text}, opts)
 	if errors.Is(err, ingest.ErrOptions) {
 		return errorf(http.StatusBadRequest, "bad_request", "%s", fieldNames.Replace(err.Error()))
 	}
@@ -792,13 +803,12 @@ func (s *server) postDocument(w http.ResponseWriter, r *http.Request, c *caller)
 		return fmt.Errorf("ingest of one upload gave %d results", len(sum.Results))
 	}
 	res := *sum.Results[0]
-	// The temporary paths of an import's parts are ours, not the caller's,
-	// and so is the store's (a store that failed to write, on a full disk,
-	// names its file).
+	// The store's path is ours, not the caller's (a store that failed to
+	// write, on a full disk, names its file).
 	ours := strings.NewReplacer(s.db.Path(), "the store")
 	// And the messages name the upload's fields, not the CLI's flags.
-	res.Error = fieldNames.Replace(ours.Replace(up.hide(res.Error)))
-	res.Hint = fieldNames.Replace(ours.Replace(up.hide(res.Hint)))
+	res.Error = fieldNames.Replace(ours.Replace(res.Error))
+	res.Hint = fieldNames.Replace(ours.Replace(res.Hint))
 	status := http.StatusCreated
 	switch res.Status {
 	case ingest.Unchanged:
@@ -843,63 +853,17 @@ func chunkFields(fields url.Values) (ingest.ChunkOptions, error) {
 	return co, nil
 }
 
-func saveBody(r io.Reader, path string) (int64, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return 0, &saveError{err}
-	}
-	w := &saveWriter{f: f}
-	n, err := io.Copy(w, r)
-	if cerr := f.Close(); err == nil && cerr != nil {
-		err = &saveError{cerr}
-	}
-	if w.err != nil {
-		err = &saveError{w.err}
-	}
-	return n, err
-}
-
-// saveWriter writes an upload to its temporary file, keeping its own
-// errors apart from the body's.
-type saveWriter struct {
-	f   *os.File
-	err error
-}
-
-func (w *saveWriter) Write(b []byte) (int, error) {
-	n, err := w.f.Write(b)
-	if err != nil {
-		w.err = err
-	}
-	return n, err
-}
-
-// saveError is a failure of the server to keep an upload (a full disk),
-// not of the caller to send it.
-type saveError struct{ err error }
-
-func (e *saveError) Error() string { return e.err.Error() }
-func (e *saveError) Unwrap() error { return e.err }
-
 // uploadError answers a failure to read an upload: 413 past the limit
-// (which multipart may report only in words), 503 when the server could
-// not keep it (the cause without the server's paths), else 400.
+// (which multipart may report only in words), else 400.
 func uploadError(err error, limit int64) error {
 	var mbe *http.MaxBytesError
-	var se *saveError
-	var pe *fs.PathError
-	switch {
-	case errors.As(err, &mbe) || strings.Contains(err.Error(), "request body too large"):
+	if errors.As(err, &mbe) || strings.Contains(err.Error(), "request body too large") {
 		return errorf(http.StatusRequestEntityTooLarge, "payload_too_large", "upload larger than %d bytes", limit)
-	case errors.As(err, &se) && errors.As(err, &pe):
-		return errorf(http.StatusServiceUnavailable, "unavailable", "the server could not keep the upload: %v", pe.Err)
-	case errors.As(err, &se):
-		return errorf(http.StatusServiceUnavailable, "unavailable", "the server could not keep the upload")
 	}
 	return errorf(http.StatusBadRequest, "bad_request", "reading the upload: %v", err)
 }
 
-func (s *server) deleteDocument(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id := r.PathValue("id")
 	if id == "" {
 		return errorf(http.StatusBadRequest, "bad_request", "a document id is required: DELETE /v1/documents/{id}")
@@ -912,13 +876,13 @@ func (s *server) deleteDocument(w http.ResponseWriter, r *http.Request, c *calle
 		return err
 	}
 	s.metrics.invalidateQuarantine()
-	return writeJSON(w, http.StatusOK, map[string]any{"document_id": id, "deleted_versions": nonNil(deleted)})
+	return writeJSON(w, http.StatusOK, map[string]any{"document_id": id, "deleted_versions": deletedOrNone(deleted)})
 }
 
-func (s *server) getQuarantine(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) getQuarantine(w http.ResponseWriter, r *http.Request, c *caller) error {
 	q := r.URL.Query()
-	f := quarantineFilter{reason: q.Get("reason"), document: q.Get("document"), version: q.Get("version")}
-	for name, to := range map[string]*bool{"all": &f.all, "repaired": &f.repaired} {
+	f := ingest.QuarantineFilter{Reason: q.Get("reason"), Document: q.Get("document"), Version: q.Get("version")}
+	for name, to := range map[string]*bool{"all": &f.All, "repaired": &f.Repaired} {
 		switch q.Get(name) {
 		case "", "false", "0":
 		case "true", "1":
@@ -927,15 +891,15 @@ func (s *server) getQuarantine(w http.ResponseWriter, r *http.Request, c *caller
 			return errorf(http.StatusBadRequest, "bad_request", "%s=%q: want true or false", name, q.Get(name))
 		}
 	}
-	if err := f.check(); err != nil {
+	if err := f.Check(); err != nil {
 		return errorf(http.StatusBadRequest, "bad_request", "%v", err)
 	}
-	rows := []quarantined{}
+	rows := []ingest.QuarantinedChunk{}
 	byReason := map[string]int{}
 	// What a chunk claimed is text of the document: access lists apply.
 	may := func(v *store.Version) bool { return c.admin || v.Allows(c.principal) }
 	err := s.db.View(func(tx *store.Tx) error {
-		return f.walk(tx, may, func(q quarantined) error {
+		return f.Walk(tx, may, func(q ingest.QuarantinedChunk) error {
 			rows = append(rows, q)
 			byReason[q.Reason]++
 			return nil
@@ -947,7 +911,7 @@ func (s *server) getQuarantine(w http.ResponseWriter, r *http.Request, c *caller
 	return writeJSON(w, http.StatusOK, map[string]any{"chunks": rows, "by_reason": byReason, "total": len(rows)})
 }
 
-func (s *server) healthz(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request, c *caller) error {
 	if err := s.db.View(func(*store.Tx) error { return nil }); err != nil {
 		s.log.Printf("health: %v", err)
 		return errorf(http.StatusServiceUnavailable, "unavailable", "the store cannot be read")
@@ -957,7 +921,7 @@ func (s *server) healthz(w http.ResponseWriter, r *http.Request, c *caller) erro
 
 // close finishes the server's background work: traces still queued are
 // stored. Call it after the HTTP server has shut down.
-func (s *server) close() {
+func (s *Server) close() {
 	if s.traces != nil {
 		s.traces.close()
 	}
@@ -968,7 +932,7 @@ func (s *server) close() {
 // acting for that principal, or an administrator (a service acting for no
 // one) may read it; anyone else, a service acting for another principal
 // included, learns nothing, not even that it exists.
-func (s *server) getTrace(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) getTrace(w http.ResponseWriter, r *http.Request, c *caller) error {
 	var raw []byte
 	err := s.db.View(func(tx *store.Tx) (err error) {
 		raw, err = tx.Trace(r.PathValue("trace_id"))
@@ -1003,7 +967,7 @@ func (s *server) getTrace(w http.ResponseWriter, r *http.Request, c *caller) err
 // document, so only an administrator may take it: a service token acting
 // for no end user, or a caller of a server without tokens that names no
 // principal.
-func (s *server) getSnapshot(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) getSnapshot(w http.ResponseWriter, r *http.Request, c *caller) error {
 	if !c.admin {
 		return errorf(http.StatusForbidden, "forbidden", "a snapshot holds every document: only a service token acting for no user may take one")
 	}
@@ -1022,4 +986,12 @@ func (s *server) getSnapshot(w http.ResponseWriter, r *http.Request, c *caller) 
 		return nil
 	}
 	return err
+}
+
+// deletedOrNone is the deleted versions as a JSON list, never null.
+func deletedOrNone(ids []string) []string {
+	if ids == nil {
+		return []string{}
+	}
+	return ids
 }

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bytes"
@@ -338,7 +338,7 @@ func TestTraceQueueFullDisk(t *testing.T) {
 func TestServeTraceDiskFull(t *testing.T) {
 	disk := &slowDisk{stored: map[string]time.Time{}, delay: func() time.Duration { return time.Millisecond }}
 	e := newTestEnvWith(t, true, func(c *serverConfig) {
-		c.traceWrites = traceAsync
+		c.traceWrites = TraceAsync
 		c.traceWriter = traceWriterConfig{flush: 5 * time.Millisecond, retry: time.Hour, store: disk}
 	})
 	body := jsonBody(t, verifyRequest(t, e, 2))

@@ -1,10 +1,9 @@
-package main
+package server
 
 import (
 	"bytes"
 	"html"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -30,7 +29,7 @@ func parseViewerURL(t *testing.T, raw string) (*url.URL, url.Values) {
 }
 
 // viewerKeyForTest is a fixed key, so a second server can share it.
-var viewerKeyForTest = bytes.Repeat([]byte{7}, viewerKeyBytes)
+var viewerKeyForTest = bytes.Repeat([]byte{7}, ViewerKeyBytes)
 
 // linkPath is a viewer_url without the public base, to request from the
 // test server.
@@ -48,7 +47,7 @@ func linkPath(t *testing.T, raw, base string) string {
 // with another key get a page that says so, status 403, and no text.
 func TestViewerLinks(t *testing.T) {
 	const base = "https://evidence.example/ev"
-	e := newTestEnvWith(t, true, func(c *serverConfig) { c.links = newLinkSigner(viewerKeyForTest, 15*time.Minute, base+"/") })
+	e := newTestEnvWith(t, true, func(c *serverConfig) { c.links = NewLinkSigner(viewerKeyForTest, 15*time.Minute, base+"/") })
 	var got servedBody
 	e.do(request{path: "/v1/chunks/" + e.secret, token: analystToken}).decode(t, &got)
 	u, q := parseViewerURL(t, got.ViewerURL)
@@ -115,7 +114,7 @@ func TestViewerLinks(t *testing.T) {
 	t.Run("revoked key", func(t *testing.T) {
 		// The same store served with another key: links of the old key die.
 		other := newServer(e.db, serverConfig{tokens: e.srv.tokens, maxBody: 1 << 20, maxUpload: 1 << 20, errlog: io.Discard,
-			links: newLinkSigner(bytes.Repeat([]byte{8}, viewerKeyBytes), time.Minute, "")})
+			links: NewLinkSigner(bytes.Repeat([]byte{8}, ViewerKeyBytes), time.Minute, "")})
 		rec := httptest.NewRecorder()
 		other.ServeHTTP(rec, httptest.NewRequest("GET", link, nil))
 		if rec.Code != http.StatusForbidden || !strings.Contains(rec.Body.String(), "signed with a key this server no longer uses") {
@@ -123,7 +122,7 @@ func TestViewerLinks(t *testing.T) {
 		}
 		assertNoSecret(t, rec.Body.Bytes())
 		// The same key again (a restart with the same --viewer-key): it opens.
-		same := newServer(e.db, serverConfig{tokens: e.srv.tokens, maxBody: 1 << 20, maxUpload: 1 << 20, errlog: io.Discard, links: newLinkSigner(viewerKeyForTest, time.Minute, "")})
+		same := newServer(e.db, serverConfig{tokens: e.srv.tokens, maxBody: 1 << 20, maxUpload: 1 << 20, errlog: io.Discard, links: NewLinkSigner(viewerKeyForTest, time.Minute, "")})
 		rec = httptest.NewRecorder()
 		same.ServeHTTP(rec, httptest.NewRequest("GET", link, nil))
 		if rec.Code != 200 || !strings.Contains(rec.Body.String(), "BLUEHERON") {
@@ -216,14 +215,14 @@ func TestViewerLinkSupersededPage(t *testing.T) {
 	}
 }
 
-// TestViewerKey: --viewer-key makes a 0600 file with a random key when
-// absent and reads it back; a file without a key is refused, one others
-// can read is warned about; --public-url must be a base URL.
-func TestViewerKey(t *testing.T) {
+// TestLoadViewerKey: LoadViewerKey makes a 0600 file with a random key
+// when absent and reads it back; a file without a key is refused, one
+// others can read is warned about.
+func TestLoadViewerKey(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "viewer.key")
-	key, warning, err := loadViewerKey(path)
-	if err != nil || warning != "" || len(key) != viewerKeyBytes {
+	key, warning, err := LoadViewerKey(path)
+	if err != nil || warning != "" || len(key) != ViewerKeyBytes {
 		t.Fatalf("new key: %d bytes, %q, %v", len(key), warning, err)
 	}
 	fi, err := os.Stat(path)
@@ -234,40 +233,29 @@ func TestViewerKey(t *testing.T) {
 	if !regexp.MustCompile(`^[0-9a-f]{64}\n$`).Match(b) {
 		t.Errorf("key file holds %q, want 64 hex digits and a newline", b)
 	}
-	again, _, err := loadViewerKey(path)
+	again, _, err := LoadViewerKey(path)
 	if err != nil || !bytes.Equal(again, key) {
 		t.Errorf("read back: %x, %v; want %x", again, err, key)
 	}
-	other, _, _ := loadViewerKey(filepath.Join(dir, "other.key"))
+	other, _, _ := LoadViewerKey(filepath.Join(dir, "other.key"))
 	if bytes.Equal(other, key) {
 		t.Error("two new key files got the same key")
 	}
 	if err := os.Chmod(path, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, warning, _ := loadViewerKey(path); !strings.Contains(warning, "readable by others") {
+	if _, warning, _ := LoadViewerKey(path); !strings.Contains(warning, "readable by others") {
 		t.Errorf("a key others can read: warning %q", warning)
 	}
 	bad := filepath.Join(dir, "bad.key")
 	if err := os.WriteFile(bad, []byte("not a key\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := loadViewerKey(bad); err == nil || !strings.Contains(err.Error(), "hex digits") {
+	if _, _, err := LoadViewerKey(bad); err == nil || !strings.Contains(err.Error(), "hex digits") {
 		t.Errorf("a file without a key: %v", err)
 	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	for _, so := range []serveOptions{
-		{publicURL: "evidence.example.com", viewerTTL: time.Minute},
-		{publicURL: "https://evidence.example.com/?x=1", viewerTTL: time.Minute},
-		{viewerTTL: -time.Minute},
-		{viewerKey: bad, viewerTTL: time.Minute},
-	} {
-		if _, err := viewerSigner(so, logger); exitCode(err) != exitUsage {
-			t.Errorf("%+v: got %v, want a usage error", so, err)
-		}
-	}
-	s, err := viewerSigner(serveOptions{publicURL: "https://evidence.example.com/", viewerKey: path}, logger)
-	if err != nil || s.ttl != defaultViewerTTL || !bytes.Equal(s.key, key) || !strings.HasPrefix(s.link("/view/x", nil, chunkResource("x"), ""), "https://evidence.example.com/view/x?") {
-		t.Errorf("from flags: %+v %v", s, err)
+	s := NewLinkSigner(key, DefaultViewerTTL, "https://evidence.example.com/")
+	if s.ttl != DefaultViewerTTL || !strings.HasPrefix(s.ChunkLink("x", ""), "https://evidence.example.com/view/x?") {
+		t.Errorf("signer: ttl %s, link %s", s.ttl, s.ChunkLink("x", ""))
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -37,16 +37,20 @@ const (
 	laneBulk    = "bulk"    // uploads, rebuilds, deletes, snapshots: long, and the store has one writer
 	laneControl = "control" // health, metrics, the OpenAPI description
 	laneDebug   = "debug"   // pprof
+	// laneLarge bounds, inside the api lane, the answers that take
+	// milliseconds of CPU each to build (a whole text: read, hashed and
+	// JSON-encoded three times over). See largeInFlight.
+	laneLarge = "large"
 )
 
 // Defaults of the limit flags, and the fixed sizes of the small lanes.
 const (
-	defaultMaxQueue     = 128
-	defaultQueueTimeout = 20 * time.Millisecond
-	defaultMaxBulk      = 4
-	defaultMaxConns     = 4096
-	defaultWriteStall   = 5 * time.Second
-	defaultMaxResponses = 64 << 20
+	DefaultMaxQueue     = 128
+	DefaultQueueTimeout = 20 * time.Millisecond
+	DefaultMaxBulk      = 4
+	DefaultMaxConns     = 4096
+	DefaultWriteStall   = 5 * time.Second
+	DefaultMaxResponses = 64 << 20
 	bulkQueueTimeout    = 10 * time.Second
 	controlInFlight     = 4
 	controlQueue        = 16
@@ -64,11 +68,11 @@ const (
 	stallFrom = 16 << 10
 )
 
-// defaultMaxInFlight is 8 API requests in flight a core: enough to keep the
+// DefaultMaxInFlight is 8 API requests in flight a core: enough to keep the
 // cores busy while some wait on the disk (a trace's fsync), few enough that
 // the Go scheduler, which has no priorities, still gets to a health check
 // or a new connection within a few of its 10 ms time slices.
-var defaultMaxInFlight = 8 * runtime.GOMAXPROCS(0)
+var DefaultMaxInFlight = 8 * runtime.GOMAXPROCS(0)
 
 // serveLimits are the limit flags of `evidence serve`. Zero values take the
 // defaults above.
@@ -88,22 +92,22 @@ type serveLimits struct {
 
 func (l serveLimits) withDefaults() serveLimits {
 	if l.maxInFlight <= 0 {
-		l.maxInFlight = defaultMaxInFlight
+		l.maxInFlight = DefaultMaxInFlight
 	}
 	if l.maxQueue < 0 {
 		l.maxQueue = 0
 	}
 	if l.queueTimeout <= 0 {
-		l.queueTimeout = defaultQueueTimeout
+		l.queueTimeout = DefaultQueueTimeout
 	}
 	if l.maxBulk <= 0 {
-		l.maxBulk = defaultMaxBulk
+		l.maxBulk = DefaultMaxBulk
 	}
 	if l.writeStall <= 0 {
-		l.writeStall = defaultWriteStall
+		l.writeStall = DefaultWriteStall
 	}
 	if l.maxResponseBytes <= 0 {
-		l.maxResponseBytes = defaultMaxResponses
+		l.maxResponseBytes = DefaultMaxResponses
 	}
 	return l
 }
@@ -203,7 +207,7 @@ type connKey struct{}
 
 // httpServer is the http.Server of a server: its timeouts, and its
 // connections tracked for the connection limit.
-func (s *server) httpServer(readHeader, read, idle time.Duration, logger *slog.Logger) *http.Server {
+func (s *Server) httpServer(readHeader, read, idle time.Duration, logger *slog.Logger) *http.Server {
 	return &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: readHeader,
@@ -266,7 +270,7 @@ func (c *trackedConn) leave() {
 
 // limitListener wraps ln to keep at most max connections open (see
 // connLimiter) and counts them in the server's metrics.
-func (s *server) limitListener(ln net.Listener, max int) net.Listener {
+func (s *Server) limitListener(ln net.Listener, max int) net.Listener {
 	l := &connLimiter{Listener: ln, max: max, conns: map[*trackedConn]struct{}{},
 		evicted: s.metrics.connsShed.WithLabelValues("evicted"), refused: s.metrics.connsShed.WithLabelValues("refused")}
 	s.metrics.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -361,7 +365,7 @@ const diskWaitsPerSlot = 4
 // the cores could serve. At most diskWaitsPerSlot × --max-in-flight wait so
 // at once; beyond, a request waits for room holding its slot, so a stalled
 // disk still ends in 503s rather than in requests piling up.
-func (s *server) waitOnDisk(w http.ResponseWriter, f func() error) error {
+func (s *Server) waitOnDisk(w http.ResponseWriter, f func() error) error {
 	sw, ok := w.(*statusWriter)
 	if !ok || sw.lane == nil || sw.outOfLane {
 		return f()
@@ -447,13 +451,13 @@ func (sw *stallWriter) deadline(w http.ResponseWriter) {
 // GOMEMLIMIT or a cgroup limit.
 const adaptiveFloor = 192 << 20
 
-// memoryLimit sets the heap's soft limit from --memory-limit: "auto" (the
+// SetMemoryLimit sets the heap's soft limit from --memory-limit: "auto" (the
 // default) keeps GOMEMLIMIT when set, else takes 80% of the cgroup's memory
 // limit when there is one, else adapts (adaptive is set: the larger of
 // adaptiveFloor and twice the live heap, set again each second by
 // watchOverload); "off" sets none; otherwise a size (512MiB, 1GiB, bytes).
 // It returns what was set, for the log.
-func memoryLimit(flag string) (desc string, adaptive bool, err error) {
+func SetMemoryLimit(flag string) (desc string, adaptive bool, err error) {
 	switch flag {
 	case "", "auto":
 		if os.Getenv("GOMEMLIMIT") != "" {
@@ -471,7 +475,7 @@ func memoryLimit(flag string) (desc string, adaptive bool, err error) {
 	}
 	n, err := parseSize(flag)
 	if err != nil || n <= 0 {
-		return "", false, usagef("--memory-limit %q: want auto, off or a size such as 512MiB", flag)
+		return "", false, fmt.Errorf("memory limit %q: want auto, off or a size such as 512MiB", flag)
 	}
 	debug.SetMemoryLimit(n)
 	return sizeString(n), false, nil
@@ -538,7 +542,7 @@ const freeHeapToReturn = 32 << 20
 // back slowly. It checks each second; an overload is over when no lane was
 // at its bound and nothing was shed for 3 s, and memory is returned then,
 // or later when more than freeHeapToReturn of free heap is held while calm.
-func (s *server) watchOverload(ctx context.Context, adaptive bool) {
+func (s *Server) watchOverload(ctx context.Context, adaptive bool) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	var shed int64
@@ -578,4 +582,80 @@ func (s *server) watchOverload(ctx context.Context, adaptive bool) {
 			s.logger.Info("evidence: calm again, free memory returned to the system", "took_ms", time.Since(start).Milliseconds())
 		}
 	}
+}
+
+// The admin listener (--admin-addr): /healthz, /metrics and /debug/pprof/
+// on a listener of their own. On the API's listener a probe is one more
+// connection in the kernel's accept queue, behind every connection that
+// arrived before it: when thousands of clients connect at once (the
+// stalled-reader test opens 2,000) the accept loop, one goroutine among
+// thousands of runnable ones, takes seconds to reach it, however cheap the
+// probe's own lane. Its own listener has its own accept queue and loop,
+// which API clients cannot fill.
+
+// adminConns bounds the connections of the admin listener: probes and
+// scrapes, a few at once. At the limit the longest idle one is closed, as
+// on the API's listener.
+const adminConns = 64
+
+// adminPath reports whether the admin listener serves a path.
+func adminPath(p string) bool {
+	return p == "/healthz" || p == "/metrics" || strings.HasPrefix(p, "/debug/pprof/")
+}
+
+// limitAdminListener bounds the admin listener's connections to
+// adminConns. Its evictions and refusals are counted with the API's,
+// under action admin_evicted and admin_refused.
+func (s *Server) limitAdminListener(ln net.Listener) net.Listener {
+	return &connLimiter{Listener: ln, max: adminConns, conns: map[*trackedConn]struct{}{},
+		evicted: s.metrics.connsShed.WithLabelValues("admin_evicted"), refused: s.metrics.connsShed.WithLabelValues("admin_refused")}
+}
+
+// adminServer is the http.Server of the admin listener: the server's own
+// routes for health, metrics and pprof (same authentication, lanes and
+// logs), and a 404 for every other path.
+func (s *Server) adminServer(readHeader, read, idle time.Duration, logger *slog.Logger) *http.Server {
+	hs := s.httpServer(readHeader, read, idle, logger)
+	hs.Handler = s.adminHandler()
+	return hs
+}
+
+// adminHandler answers the admin listener's paths as the server does, and
+// every other with a 404.
+func (s *Server) adminHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !adminPath(r.URL.Path) {
+			w.Header().Set("Cache-Control", "no-store")
+			writeError(w, errorf(http.StatusNotFound, "not_found", "%s %s: not served on the admin listener (only /healthz, /metrics and /debug/pprof/)", r.Method, r.URL.Path))
+			return
+		}
+		s.ServeHTTP(w, r)
+	})
+}
+
+// largeInFlight is how many large answers are built at once: one core's
+// worth less than the machine has, at least one. The Go scheduler has no
+// priorities: with as many CPU-bound handlers as --max-in-flight allows (16
+// on 2 cores), every other goroutine (the accept loop, a health probe's
+// connection) waits in the run queue behind their time slices; 2,000
+// stalled readers asking for a 700 kB text kept both cores busy for 1.5 s
+// and health checks waited as long. A core left to the rest keeps them
+// within milliseconds.
+func largeInFlight() int { return max(1, runtime.GOMAXPROCS(0)-1) }
+
+// largeAnswerFrom is the estimated answer size (textAnswerBytes) from
+// which a text range is a large answer: some 64 K code points, half a
+// millisecond of CPU and more.
+const largeAnswerFrom = 256 << 10
+
+// largeShed is the answer to a large answer refused by its lane (counted
+// in evidence_http_shed_total{lane="large"}).
+func (s *Server) largeShed(w http.ResponseWriter, err error) error {
+	if !errors.Is(err, errShed) { // the client went away while it waited: not counted, and no one reads this
+		return errorf(http.StatusServiceUnavailable, "unavailable", "the request was cancelled while it waited")
+	}
+	s.shed.Add(1)
+	w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+	return &httpError{status: http.StatusServiceUnavailable, code: "unavailable",
+		message: fmt.Sprintf("the server is building its limit of large answers (%d at once, %d waiting): retry after %d s", cap(s.large.slots), s.large.maxQueue, retryAfter)}
 }

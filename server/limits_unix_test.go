@@ -1,15 +1,17 @@
 //go:build unix
 
-package main
+package server
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -123,4 +125,92 @@ func TestServeStalledReaders(t *testing.T) {
 	if after := heap() - min(before, heap()); after > 16<<20 {
 		t.Errorf("after the stalled responses were abandoned, %d MiB of heap still held", after>>20)
 	}
+}
+
+// TestServeHealthBesideStalledReaders: health probes on the admin listener
+// are never lost while stalled readers flood the API's listener past its
+// connection limit: half ask for a large text and never read it, half
+// never finish their headers. Before the admin listener a probe waited in
+// the API listener's accept queue behind every stalled connection, and
+// with the connection limit reached it could be closed for a newer one
+// before its request was read; before the large-answer lane, 16 handlers
+// encoding large texts kept the cores from the probes for seconds.
+func TestServeHealthBesideStalledReaders(t *testing.T) {
+	const stalled, maxConns, probes = 300, 200, 60
+	e := newTestEnvWith(t, false, func(c *serverConfig) {
+		c.limits = serveLimits{writeStall: 2 * time.Second}
+	})
+	version := ingestBig(t, e)
+	addr, admin := servedWithAdmin(t, e, maxConns)
+
+	// Probes every 25 ms, each on a new connection, from before the first
+	// stalled connection to after the last.
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Second}
+	type probe struct {
+		took time.Duration
+		err  error
+	}
+	results := make(chan probe, probes)
+	var wg sync.WaitGroup
+	for i := range probes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Duration(i) * 25 * time.Millisecond)
+			start := time.Now()
+			resp, err := client.Get("http://" + admin + "/healthz")
+			if err == nil {
+				_, err = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if err == nil && resp.StatusCode != http.StatusOK {
+					err = fmt.Errorf("status %d", resp.StatusCode)
+				}
+			}
+			results <- probe{time.Since(start), err}
+		}()
+	}
+	d := net.Dialer{Timeout: 5 * time.Second, Control: smallReceiveBuffer}
+	for i := range stalled {
+		c, err := d.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if i%2 == 0 {
+			fmt.Fprintf(c, "GET /v1/versions/%s/text HTTP/1.1\r\nHost: x\r\n\r\n", version)
+		} else {
+			fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+		}
+	}
+	wg.Wait()
+	close(results)
+	var lost []string
+	var worst time.Duration
+	for p := range results {
+		if p.err != nil {
+			lost = append(lost, p.err.Error())
+			continue
+		}
+		worst = max(worst, p.took)
+	}
+	if len(lost) > 0 {
+		t.Errorf("%d of %d health probes lost beside %d stalled connections: %v", len(lost), probes, stalled, lost)
+	}
+	t.Logf("%d probes beside %d stalled connections: slowest %s", probes, stalled, worst)
+	if evicted := testutil.ToFloat64(e.srv.metrics.connsShed.WithLabelValues("evicted")); evicted == 0 {
+		t.Errorf("no connection evicted with %d stalled and a limit of %d: the test did not reach the limit", stalled, maxConns)
+	}
+	if got := testutil.ToFloat64(e.srv.metrics.connsShed.WithLabelValues("admin_evicted")) + testutil.ToFloat64(e.srv.metrics.connsShed.WithLabelValues("admin_refused")); got != 0 {
+		t.Errorf("%v admin connections closed: probes one at a time are within its limit", got)
+	}
+}
+
+// smallReceiveBuffer gives a connection a 4 KiB receive buffer, so that a
+// large response stalls the server's writes as a slow reader does.
+func smallReceiveBuffer(network, address string, c syscall.RawConn) error {
+	var err error
+	if cerr := c.Control(func(fd uintptr) { err = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) }); cerr != nil {
+		return cerr
+	}
+	return err
 }

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package main
+package server
 
 // maxConnsFor is the connection limit: the flag's, where there is no
 // open-file limit to read.

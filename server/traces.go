@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -18,19 +18,19 @@ import (
 
 // Trace writes (--trace-writes).
 const (
-	// traceSync commits a verification's trace, fsync included, before its
+	// TraceSync commits a verification's trace, fsync included, before its
 	// report is returned: nothing answered is ever missing from the store.
-	traceSync = "sync"
-	// traceAsync returns the report first and commits traces behind the
+	TraceSync = "sync"
+	// TraceAsync returns the report first and commits traces behind the
 	// responses, many to a commit, within a stated bound (traceQueue).
-	traceAsync = "async"
+	TraceAsync = "async"
 )
 
 // Defaults of --trace-flush and --trace-batch, and how long a server whose
 // trace writes failed refuses verifications before it tries the disk again.
 const (
-	defaultTraceFlush = 10 * time.Millisecond
-	defaultTraceBatch = 1000
+	DefaultTraceFlush = 10 * time.Millisecond
+	DefaultTraceBatch = 1000
 	defaultTraceRetry = time.Second
 )
 
@@ -38,22 +38,10 @@ const (
 // flush after the first of them was acknowledged, or as soon as batch are
 // waiting, whichever comes first.
 type traceWriterConfig struct {
-	flush time.Duration // --trace-flush; 0 is defaultTraceFlush
-	batch int           // --trace-batch; 0 is defaultTraceBatch
+	flush time.Duration // --trace-flush; 0 is DefaultTraceFlush
+	batch int           // --trace-batch; 0 is DefaultTraceBatch
 	retry time.Duration // after a failed write, refuse this long before trying again; 0 is defaultTraceRetry
 	store tracePutter   // where traces go; nil is the server's store (tests give failing ones)
-}
-
-// checkTraceFlags refuses --trace-flush and --trace-batch values that
-// would not bound anything.
-func checkTraceFlags(so serveOptions) error {
-	if so.traceFlush <= 0 {
-		return usagef("--trace-flush %s: want a duration above 0 (e.g. 10ms)", so.traceFlush)
-	}
-	if so.traceBatch < 1 {
-		return usagef("--trace-batch %d: want 1 or more", so.traceBatch)
-	}
-	return nil
 }
 
 // pendingTrace is a verification whose trace is still to be stored. Its
@@ -148,10 +136,10 @@ func newTraceQueueWith(db tracePutter, policy []byte, logger *log.Logger, m *ser
 		cfg.retry = defaultTraceRetry
 	}
 	if cfg.flush <= 0 {
-		cfg.flush = defaultTraceFlush
+		cfg.flush = DefaultTraceFlush
 	}
 	if cfg.batch <= 0 {
-		cfg.batch = defaultTraceBatch
+		cfg.batch = DefaultTraceBatch
 	}
 	commits := prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "evidence_trace_commit_seconds",

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"encoding/json"
@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -24,7 +23,7 @@ import (
 // Pages of GET /v1/documents/{id}/chunks.
 const (
 	defaultChunkPage = 100
-	maxChunkPage     = 1000
+	MaxChunkPage     = 1000
 )
 
 // chunkPage is the answer of GET /v1/documents/{id}/chunks.
@@ -43,15 +42,15 @@ type chunkPage struct {
 // `evidence chunks` exports them. A document the caller may not read is
 // not found, as one that does not exist: listings never reveal it. The
 // access list is shown to an administrator only, as in GET /v1/documents.
-func (s *server) getDocumentChunks(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) getDocumentChunks(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id := r.PathValue("id")
 	q := r.URL.Query()
 	limit, err := intParam(q, "limit", defaultChunkPage)
 	if err != nil {
 		return err
 	}
-	if limit < 1 || limit > maxChunkPage {
-		return errorf(http.StatusBadRequest, "bad_request", "limit=%d: want 1 to %d records a page", limit, maxChunkPage)
+	if limit < 1 || limit > MaxChunkPage {
+		return errorf(http.StatusBadRequest, "bad_request", "limit=%d: want 1 to %d records a page", limit, MaxChunkPage)
 	}
 	version, from := q.Get("version"), uint32(0)
 	if cur := q.Get("cursor"); cur != "" {
@@ -105,9 +104,9 @@ func (s *server) getDocumentChunks(w http.ResponseWriter, r *http.Request, c *ca
 	return writeJSON(w, http.StatusOK, out)
 }
 
-// rebuildRequest is the body of POST /v1/documents/{id}/rebuild: the chunk
+// RebuildRequest is the body of POST /v1/documents/{id}/rebuild: the chunk
 // settings of `evidence rebuild`.
-type rebuildRequest struct {
+type RebuildRequest struct {
 	ChunkSize *int `json:"chunk_size,omitempty"`
 	Overlap   *int `json:"overlap,omitempty"`
 	DryRun    bool `json:"dry_run,omitempty"`
@@ -116,13 +115,13 @@ type rebuildRequest struct {
 // postRebuild re-chunks a document's current version from its stored text
 // (ingest.Rebuild). A service acting for an end user may rebuild only what
 // that user may read; others get the 404 of a document that does not exist.
-func (s *server) postRebuild(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) postRebuild(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id := r.PathValue("id")
 	b, err := s.readBody(w, r)
 	if err != nil {
 		return err
 	}
-	var req rebuildRequest
+	var req RebuildRequest
 	if len(strings.TrimSpace(string(b))) > 0 {
 		if err := decodeStrict(b, &req); err != nil {
 			return err
@@ -195,38 +194,15 @@ type uploadResult struct {
 var fieldNames = strings.NewReplacer("--chunks-format", "chunks_format", "--chunks", "manifest", "--text FILE", "a text part", "--text", "text",
 	"--offsets", "offsets", "--max-quarantined", "max_quarantined", "--repair", "repair=true", "--id", "id")
 
-// upload holds an upload's parts: the source in memory (ingest.RunSource;
-// the body limit bounds it), and for an import the manifest and the
-// pipeline's own canonical text, saved to files in a temporary directory
-// made for them only, since ingest reads those by path.
+// upload holds an upload's parts in memory, the body limit bounding them
+// all: the source, and for an import the manifest and the pipeline's own
+// canonical text (ingest.RunSource takes all three as bytes: nothing of an
+// upload goes to a file but the store).
 type upload struct {
 	source               []byte
 	hasSource            bool
-	dir                  string // "" until a manifest or text part is saved
-	manifest, text       string
+	manifest, text       []byte // nil: no such part
 	hasManifest, hasText bool
-}
-
-// saveImportPart saves a manifest or text part to its file, making the
-// temporary directory for the first.
-func (u *upload) saveImportPart(part io.Reader, base string) (string, error) {
-	if u.dir == "" {
-		dir, err := os.MkdirTemp("", "evidence-upload-")
-		if err != nil {
-			return "", &saveError{err}
-		}
-		u.dir = dir
-	}
-	p := filepath.Join(u.dir, base)
-	_, err := saveBody(part, p)
-	return p, err
-}
-
-// remove deletes what the upload saved.
-func (u *upload) remove() {
-	if u.dir != "" {
-		os.RemoveAll(u.dir)
-	}
 }
 
 // uploadFields are the multipart fields besides the file parts, with the
@@ -237,10 +213,10 @@ var uploadFields = map[string]int{
 	"metadata": verify.MaxMetadataBytes,
 }
 
-// readMultipart reads the "file" part (the source) into memory, saves the
-// "manifest" part (JSON Lines chunks of another pipeline) and the "text"
-// part (that pipeline's canonical text) to their files, and adds the other
-// fields to fields.
+// readMultipart reads the "file" part (the source), the "manifest" part
+// (JSON Lines chunks of another pipeline) and the "text" part (that
+// pipeline's canonical text) into memory, and adds the other fields to
+// fields.
 func (u *upload) readMultipart(r *http.Request, fields url.Values, limit int64) error {
 	mr, err := r.MultipartReader()
 	if err != nil {
@@ -270,12 +246,12 @@ func (u *upload) readMultipart(r *http.Request, fields url.Values, limit int64) 
 			}
 			u.hasSource = true
 		case "manifest":
-			if u.manifest, err = u.saveImportPart(part, "manifest.jsonl"); err != nil {
+			if u.manifest, err = io.ReadAll(part); err != nil {
 				return uploadError(err, limit)
 			}
 			u.hasManifest = true
 		case "text":
-			if u.text, err = u.saveImportPart(part, "text.txt"); err != nil {
+			if u.text, err = io.ReadAll(part); err != nil {
 				return uploadError(err, limit)
 			}
 			u.hasText = true
@@ -306,8 +282,9 @@ func (u *upload) readMultipart(r *http.Request, fields url.Values, limit int64) 
 }
 
 // importOptions reads the fields of an import (repair, chunks_format,
-// offsets, max_quarantined) and dry_run into opts. They read a manifest,
-// so without a manifest part they are refused rather than ignored.
+// offsets, max_quarantined) and dry_run into opts; the parts themselves go
+// to ingest in its Source. The fields read a manifest, so without a
+// manifest part they are refused rather than ignored.
 func (u *upload) importOptions(fields url.Values, opts *ingest.Options) error {
 	var err error
 	if opts.DryRun, err = boolField(fields, "dry_run"); err != nil {
@@ -324,17 +301,13 @@ func (u *upload) importOptions(fields url.Values, opts *ingest.Options) error {
 		}
 		return nil
 	}
-	opts.Chunks = u.manifest
-	if u.hasText {
-		opts.TextFile = u.text
-	}
 	if opts.Repair, err = boolField(fields, "repair"); err != nil {
 		return err
 	}
 	opts.ChunksFormat = ingest.FormatAuto
 	if f := fields.Get("chunks_format"); f != "" {
-		if !slices.Contains(chunksFormats, f) {
-			return errorf(http.StatusBadRequest, "bad_request", "chunks_format=%q: want one of %s", f, strings.Join(chunksFormats, ", "))
+		if !slices.Contains(ingest.ChunksFormats, f) {
+			return errorf(http.StatusBadRequest, "bad_request", "chunks_format=%q: want one of %s", f, strings.Join(ingest.ChunksFormats, ", "))
 		}
 		opts.ChunksFormat = f
 	}
@@ -353,23 +326,6 @@ func (u *upload) importOptions(fields url.Values, opts *ingest.Options) error {
 		opts.MaxQuarantined = &l
 	}
 	return nil
-}
-
-// hide replaces the upload's temporary paths in a message with the names
-// the caller gave them. The source has none: ingest names it by its
-// filename.
-func (u *upload) hide(msg string) string {
-	if u.dir == "" {
-		return msg
-	}
-	var pairs []string
-	if u.hasManifest {
-		pairs = append(pairs, u.manifest, "manifest")
-	}
-	if u.hasText {
-		pairs = append(pairs, u.text, "text")
-	}
-	return strings.NewReplacer(append(pairs, u.dir, "the server's temporary directory")...).Replace(msg)
 }
 
 // boolField reads a true/false field; absent is false.
@@ -401,7 +357,7 @@ func metadataField(fields url.Values) (json.RawMessage, error) {
 
 // signEvidence gives each evidence item of a report that resolved, and
 // that the principal may read, a signed link to its chunk in the viewer.
-func (s *server) signEvidence(rep *verify.Report, principal string) {
+func (s *Server) signEvidence(rep *verify.Report, principal string) {
 	for i := range rep.Claims {
 		for j := range rep.Claims[i].Evidence {
 			e := &rep.Claims[i].Evidence[j]

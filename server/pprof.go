@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"net/http"
@@ -11,7 +11,7 @@ import (
 // special build (curl the profile with the administrator's token, then go
 // tool pprof the file). The debug lane lets two
 // profiles run at once and queues none.
-func (s *server) pprof(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) pprof(w http.ResponseWriter, r *http.Request, c *caller) error {
 	switch name := r.PathValue("name"); name {
 	case "":
 		pprof.Index(w, r)

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bytes"
@@ -96,7 +96,7 @@ func group(st *verify.TraceStats, key string) verify.TraceGroup {
 // write modes every trace is stored with its summary.
 func TestServeTraceList(t *testing.T) {
 	const analyst, intern = "analyst@example.com", "intern@example.com"
-	for _, mode := range []string{traceSync, traceAsync} {
+	for _, mode := range []string{TraceSync, TraceAsync} {
 		t.Run(mode, func(t *testing.T) {
 			e := newTestEnvWith(t, true, func(c *serverConfig) { c.traceWrites = mode })
 			a1 := secretVerification(t, e, request{token: analystToken})
@@ -229,35 +229,5 @@ func TestServeTraceListNoTokens(t *testing.T) {
 	}
 	if st := traceStatsOf(t, e, request{principal: analyst}, ""); st.Traces != 1 || st.By != verify.ByCategory || len(st.Groups) != len(verify.Categories) {
 		t.Errorf("analyst's stats: %+v", st)
-	}
-}
-
-// TestTraceCommandsServer: trace list and stats with --server ask the
-// server, which lists what the token may read; trace replay reads a
-// snapshot of its store.
-func TestTraceCommandsServer(t *testing.T) {
-	e := newTestEnv(t, true)
-	a := secretVerification(t, e, request{token: analystToken})
-	i := forbiddenVerification(t, e, request{token: internToken}, "r-i")
-	t.Setenv("EVIDENCE_TOKEN", analystToken)
-	code, out, errs := runCLI(t, "trace", "list", "--server", e.ts.URL)
-	if code != exitOK || !strings.Contains(out, a) || strings.Contains(out, i) || strings.Contains(out, "r-i") {
-		t.Errorf("trace list --server as the analyst: exit %d (%s):\n%s", code, errs, out)
-	}
-	code, out, errs = runCLI(t, "trace", "stats", "--server", e.ts.URL, "--by", "reason", "--since", "1h")
-	if code != exitOK || !strings.Contains(out, ": 1, 0 not accepted") || strings.Contains(out, "forbidden") {
-		t.Errorf("trace stats --server as the analyst: exit %d (%s):\n%s", code, errs, out)
-	}
-	if code, _, errs := runCLI(t, "trace", "list", "--server", e.ts.URL, "--principal", "intern@example.com"); code != exitError || !strings.Contains(errs, "403 forbidden") {
-		t.Errorf("trace list --server naming another principal: exit %d (%s), want 1 and the 403", code, errs)
-	}
-	t.Setenv("EVIDENCE_TOKEN", serviceToken)
-	code, out, errs = runCLI(t, "--json", "trace", "list", "--server", e.ts.URL, "--category", "permission")
-	if code != exitOK || !strings.Contains(out, i) || strings.Contains(out, a) {
-		t.Errorf("trace list --server as the administrator: exit %d (%s):\n%s", code, errs, out)
-	}
-	code, out, errs = runCLI(t, "trace", "replay", "--server", e.ts.URL, a)
-	if code != exitOK || !strings.Contains(out, "nothing changed: answer accept") {
-		t.Errorf("trace replay --server: exit %d (%s):\n%s", code, errs, out)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bytes"
@@ -130,7 +130,7 @@ type viewPage struct {
 // with a token, links signed for the same principal, expiring with the
 // page's own link, for a page opened by a signed link.
 type pageLinks struct {
-	signer    *linkSigner // nil: plain paths
+	signer    *LinkSigner // nil: plain paths
 	principal string
 	expires   int64
 }
@@ -149,7 +149,7 @@ func (l pageLinks) url(path string, q url.Values, resource string) string {
 // the principal it names once its signature and expiry check (whatever
 // headers came with it); a link that fails gets a page that says why,
 // status 403, and ok false. Without a link, the authenticated caller.
-func (s *server) viewAccess(w http.ResponseWriter, r *http.Request, c *caller, resource string) (links pageLinks, ok bool, err error) {
+func (s *Server) viewAccess(w http.ResponseWriter, r *http.Request, c *caller, resource string) (links pageLinks, ok bool, err error) {
 	if !c.link {
 		return pageLinks{}, true, nil
 	}
@@ -181,7 +181,7 @@ type piece struct {
 	Label string
 }
 
-func (s *server) viewChunk(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) viewChunk(w http.ResponseWriter, r *http.Request, c *caller) error {
 	links, ok, err := s.viewAccess(w, r, c, chunkResource(r.PathValue("chunk_id")))
 	if !ok {
 		return err
@@ -206,7 +206,7 @@ func (s *server) viewChunk(w http.ResponseWriter, r *http.Request, c *caller) er
 	return writeView(w, resolutionStatus(cited.Status), page)
 }
 
-func (s *server) viewVersion(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) viewVersion(w http.ResponseWriter, r *http.Request, c *caller) error {
 	version := r.PathValue("version")
 	q := r.URL.Query()
 	start, err := intParam(q, "start", 0)
@@ -289,7 +289,7 @@ func fillPage(tx *store.Tx, p *viewPage, c *resolve.Cited, mark bool) error {
 	}
 	if mark {
 		p.Span = fmt.Sprintf("[%d, %d) code points", c.Start, c.End)
-		p.Pages = pageString(c.Page, c.PageEnd, c.PageLabel)
+		p.Pages = resolve.PageString(c.Page, c.PageEnd, c.PageLabel)
 		p.Section = strings.Join(c.SectionPath, " › ")
 	}
 	if c.Link != nil && isWebURL(c.Link.Target.Source) {
@@ -440,7 +440,7 @@ func sourceNote(l *resolve.DeepLink) string {
 // hash, as a text file: the way to the original of a source a browser
 // cannot open. Access is as for the viewer's pages; what may not be served
 // gets the viewer's notice page.
-func (s *server) viewText(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) viewText(w http.ResponseWriter, r *http.Request, c *caller) error {
 	version := r.PathValue("version")
 	links, ok, err := s.viewAccess(w, r, c, textResource(version))
 	if !ok {
