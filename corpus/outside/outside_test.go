@@ -59,7 +59,7 @@ const maxFalseBlocksHeldout4 = 5
 // maxFalseBlocksHeldout5 is the same bound for heldout5.jsonl, a fifth
 // held-out set written by another outside tester; to be set from its first
 // run (README.md).
-const maxFalseBlocksHeldout5 = 0
+const maxFalseBlocksHeldout5 = 4
 
 func readCases(t *testing.T, file string) []outsideCase {
 	t.Helper()
