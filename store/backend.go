@@ -45,6 +45,16 @@ type BackendTx interface {
 	Rollback() error
 }
 
+// Fault is what a backend whose reads can fail (a database over a
+// network) panics with from a method that has no error to return — Get,
+// a cursor's moves, Sequence —, so that a lost connection never reads as a
+// missing key. The store's guard around every transaction recovers it and
+// returns Err; any other panic is raised again.
+type Fault struct{ Err error }
+
+func (f *Fault) Error() string { return f.Err.Error() }
+func (f *Fault) Unwrap() error { return f.Err }
+
 // Bucket is an ordered map of byte keys to byte values. Writes fail in a
 // read transaction.
 type Bucket interface {

@@ -289,6 +289,10 @@ func guard(isFile func(any) bool, fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
+			if f, ok := r.(*Fault); ok {
+				err = f.Err
+				return
+			}
 			if !isFile(r) {
 				panic(r)
 			}

@@ -1,0 +1,425 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/evidence-rag/evidence/store"
+)
+
+// backend is a store.Backend over the tables of migrations/: a pool of
+// connections, each transaction on one of them.
+type backend struct {
+	pool        *pgxpool.Pool
+	name, dsn   string // name is dsn redacted
+	acquireWait time.Duration
+	maxConns    int32
+
+	mu     sync.Mutex
+	known  map[string]bool          // buckets known to exist: the store never drops one
+	staged map[*pgconn.PgConn]bool // connections whose session has the staging table
+}
+
+var errReadOnly = errors.New("store: postgres: write in a read transaction")
+
+// Begin takes a pooled connection, waiting at most acquireWait, and
+// starts a transaction on it. A read transaction is REPEATABLE READ READ
+// ONLY: every read sees the one committed state its first read saw. A
+// write transaction is READ COMMITTED and first takes the store's write
+// lock (pg_advisory_xact_lock), held until it ends: write transactions of
+// every process run one at a time, each seeing all that the one before
+// committed, which is the single writer the store's rules assume (bbolt's
+// file lock). The lock dies with its session, so a killed writer leaves
+// neither the lock nor half a transaction.
+func (b *backend) Begin(writable bool) (store.BackendTx, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), b.acquireWait)
+	conn, err := b.pool.Acquire(ctx)
+	cancel()
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%w: %s: no pooled connection free after %s (pool_max_conns=%d; raise it, or pool_acquire_timeout)", store.ErrUnavailable, b.name, b.acquireWait, b.maxConns)
+		}
+		return nil, b.fail(err)
+	}
+	begin := "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+	if writable {
+		begin = fmt.Sprintf("BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(%d)", lockWrite)
+	}
+	if _, err := conn.Exec(context.Background(), begin); err != nil { // no arguments: one round trip
+		conn.Release()
+		return nil, b.fail(err)
+	}
+	t := &tx{b: b, conn: conn, writable: writable}
+	if writable {
+		t.pending = map[string]map[string]op{}
+		t.seqs = map[string]uint64{}
+		t.seqDirty = map[string]bool{}
+		t.created = map[string]bool{}
+	}
+	return t, nil
+}
+
+// Batch runs fn in a transaction of its own: PostgreSQL's group commit
+// already shares the log flush of concurrent commits.
+func (b *backend) Batch(fn func(store.BackendTx) error) error {
+	t, err := b.Begin(true)
+	if err != nil {
+		return err
+	}
+	defer t.Rollback()
+	if err := fn(t); err != nil {
+		return err
+	}
+	return t.Commit()
+}
+
+func (b *backend) Close() error {
+	b.pool.Close()
+	return nil
+}
+
+// tx is a transaction on one connection. A write transaction keeps its
+// puts and deletes in pending and sends them in one round trip (COPY for
+// many) when it commits, or before it next reads through a cursor; Get
+// reads pending first, so the transaction reads its own writes.
+type tx struct {
+	b        *backend
+	conn     *pgxpool.Conn
+	writable bool
+	done     bool
+
+	id     uint64
+	haveID bool
+
+	pending  map[string]map[string]op // bucket -> key -> the last write
+	seqs     map[string]uint64        // bucket sequences read or set
+	seqDirty map[string]bool
+	created  map[string]bool // buckets this transaction created
+	staging  bool            // the staging table was created in this transaction
+}
+
+// op is a pending write: a value to put, or a delete.
+type op struct {
+	val []byte
+	del bool
+}
+
+var bg = context.Background()
+
+// fault raises a failed read as a store.Fault, which the store's guard
+// returns as the transaction's error.
+func (t *tx) fault(err error) {
+	panic(&store.Fault{Err: t.b.fail(err)})
+}
+
+func (t *tx) end() {
+	if !t.done {
+		t.done = true
+		t.conn.Release() // a connection left inside a transaction is closed, not pooled
+	}
+}
+
+func (t *tx) Commit() error {
+	if t.done || !t.writable {
+		return errReadOnly
+	}
+	batch := t.flushBatch()
+	batch.Queue(`UPDATE evidence_commits SET n = n + 1`)
+	batch.Queue(`COMMIT`)
+	err := t.conn.SendBatch(bg, batch).Close()
+	if err != nil {
+		t.Rollback()
+		return t.b.fail(err)
+	}
+	t.b.mu.Lock()
+	for name := range t.created {
+		t.b.known[name] = true
+	}
+	if t.staging {
+		t.b.staged[t.conn.Conn().PgConn()] = true
+	}
+	t.b.mu.Unlock()
+	t.end()
+	return nil
+}
+
+func (t *tx) Rollback() error {
+	if t.done {
+		return nil
+	}
+	_, err := t.conn.Exec(bg, "ROLLBACK")
+	t.end()
+	if err != nil && !t.conn.Conn().IsClosed() {
+		return t.b.fail(err)
+	}
+	return nil
+}
+
+func (t *tx) ID() uint64 {
+	if !t.haveID {
+		var n int64
+		if err := t.conn.QueryRow(bg, `SELECT n FROM evidence_commits`).Scan(&n); err != nil {
+			t.fault(err)
+		}
+		t.id, t.haveID = uint64(n), true
+	}
+	return t.id
+}
+
+func (t *tx) hasBucket(name []byte) bool {
+	t.b.mu.Lock()
+	known := t.b.known[string(name)]
+	t.b.mu.Unlock()
+	if known || t.created[string(name)] {
+		return true
+	}
+	var exists bool
+	if err := t.conn.QueryRow(bg, `SELECT EXISTS (SELECT 1 FROM evidence_buckets WHERE name = $1)`, name).Scan(&exists); err != nil {
+		t.fault(err)
+	}
+	if exists {
+		t.b.mu.Lock()
+		t.b.known[string(name)] = true
+		t.b.mu.Unlock()
+	}
+	return exists
+}
+
+func (t *tx) Bucket(name []byte) store.Bucket {
+	if !t.hasBucket(name) {
+		return nil
+	}
+	return &bucket{t: t, name: string(name), key: bytes.Clone(name)}
+}
+
+func (t *tx) CreateBucketIfNotExists(name []byte) (store.Bucket, error) {
+	if !t.hasBucket(name) {
+		if !t.writable {
+			return nil, errReadOnly
+		}
+		if _, err := t.conn.Exec(bg, `INSERT INTO evidence_buckets (name) VALUES ($1) ON CONFLICT DO NOTHING`, name); err != nil {
+			return nil, t.b.fail(err)
+		}
+		t.created[string(name)] = true
+	}
+	return &bucket{t: t, name: string(name), key: bytes.Clone(name)}, nil
+}
+
+func (t *tx) ForEachBucket(fn func(name []byte) error) error {
+	rows, err := t.conn.Query(bg, `SELECT name FROM evidence_buckets ORDER BY name`)
+	if err != nil {
+		return t.b.fail(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return t.b.fail(err)
+	}
+	for _, n := range names {
+		if err := fn(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyRows is the number of pending puts from which a flush sends them
+// with COPY into the session's staging table and moves them with one
+// INSERT … SELECT, rather than as arrays of one INSERT … unnest: a
+// version's chunks, its text and layout, and the index entries.
+const copyRows = 256
+
+// flushBatch returns a batch that applies the pending writes, clearing
+// them; puts of copyRows or more are copied to the staging table first.
+// Keys go in byte order, which fills the primary key's pages in order.
+func (t *tx) flushBatch() *pgx.Batch {
+	batch := &pgx.Batch{}
+	var pb, pk, pv, db, dk [][]byte
+	for _, name := range slices.Sorted(maps.Keys(t.pending)) {
+		ops := t.pending[name]
+		for _, k := range slices.Sorted(maps.Keys(ops)) {
+			o := ops[k]
+			if o.del {
+				db, dk = append(db, []byte(name)), append(dk, []byte(k))
+			} else {
+				pb, pk, pv = append(pb, []byte(name)), append(pk, []byte(k)), append(pv, o.val)
+			}
+		}
+	}
+	clear(t.pending)
+	if len(dk) > 0 {
+		batch.Queue(`DELETE FROM evidence_kv k USING unnest($1::bytea[], $2::bytea[]) AS d(bucket, key) WHERE k.bucket = d.bucket AND k.key = d.key`, db, dk)
+	}
+	switch {
+	case len(pk) >= copyRows:
+		t.stage(pb, pk, pv)
+		batch.Queue(`INSERT INTO evidence_kv (bucket, key, value) SELECT bucket, key, value FROM evidence_stage ON CONFLICT (bucket, key) DO UPDATE SET value = EXCLUDED.value`)
+		batch.Queue(`DELETE FROM evidence_stage`)
+	case len(pk) > 0:
+		batch.Queue(`INSERT INTO evidence_kv (bucket, key, value) SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::bytea[]) ON CONFLICT (bucket, key) DO UPDATE SET value = EXCLUDED.value`, pb, pk, pv)
+	}
+	if len(t.seqDirty) > 0 {
+		var names [][]byte
+		var seqs []int64
+		for name := range t.seqDirty {
+			names, seqs = append(names, []byte(name)), append(seqs, int64(t.seqs[name]))
+		}
+		clear(t.seqDirty)
+		batch.Queue(`UPDATE evidence_buckets b SET seq = s.seq FROM unnest($1::bytea[], $2::bigint[]) AS s(name, seq) WHERE b.name = s.name`, names, seqs)
+	}
+	return batch
+}
+
+// stage copies rows into the session's staging table, a temporary table
+// emptied at every commit, creating it on the connection's first use.
+func (t *tx) stage(b, k, v [][]byte) {
+	pc := t.conn.Conn().PgConn()
+	t.b.mu.Lock()
+	staged := t.b.staged[pc]
+	t.b.mu.Unlock()
+	if !staged && !t.staging {
+		if _, err := t.conn.Exec(bg, `CREATE TEMPORARY TABLE IF NOT EXISTS evidence_stage (bucket bytea NOT NULL, key bytea NOT NULL, value bytea NOT NULL) ON COMMIT DELETE ROWS`); err != nil {
+			t.fault(err)
+		}
+		t.staging = true
+	}
+	i := 0
+	src := pgx.CopyFromFunc(func() ([]any, error) {
+		if i == len(k) {
+			return nil, nil
+		}
+		i++
+		return []any{b[i-1], k[i-1], v[i-1]}, nil
+	})
+	if _, err := t.conn.CopyFrom(bg, pgx.Identifier{"evidence_stage"}, []string{"bucket", "key", "value"}, src); err != nil {
+		t.fault(err)
+	}
+}
+
+// flush sends the pending writes now, before a read that the database
+// answers for more than one key.
+func (t *tx) flush() {
+	if !t.writable || (len(t.pending) == 0 && len(t.seqDirty) == 0) {
+		return
+	}
+	if err := t.conn.SendBatch(bg, t.flushBatch()).Close(); err != nil {
+		t.fault(err)
+	}
+}
+
+// bucket is a bucket as one transaction sees it.
+type bucket struct {
+	t    *tx
+	name string
+	key  []byte
+}
+
+func (bk *bucket) pendingOp(key []byte) (op, bool) {
+	if bk.t.pending == nil {
+		return op{}, false
+	}
+	o, ok := bk.t.pending[bk.name][string(key)]
+	return o, ok
+}
+
+func (bk *bucket) Get(key []byte) []byte {
+	if o, ok := bk.pendingOp(key); ok {
+		if o.del {
+			return nil
+		}
+		return o.val
+	}
+	var v []byte
+	err := bk.t.conn.QueryRow(bg, `SELECT value FROM evidence_kv WHERE bucket = $1 AND key = $2`, bk.key, key).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		bk.t.fault(err)
+	}
+	if v == nil {
+		v = []byte{}
+	}
+	return v
+}
+
+func (bk *bucket) write(key []byte, o op) error {
+	if !bk.t.writable {
+		return errReadOnly
+	}
+	if len(key) == 0 {
+		return errors.New("store: postgres: empty key")
+	}
+	ops := bk.t.pending[bk.name]
+	if ops == nil {
+		ops = map[string]op{}
+		bk.t.pending[bk.name] = ops
+	}
+	ops[string(key)] = o
+	return nil
+}
+
+func (bk *bucket) Put(key, value []byte) error {
+	v := bytes.Clone(value)
+	if v == nil {
+		v = []byte{}
+	}
+	return bk.write(key, op{val: v})
+}
+
+func (bk *bucket) Delete(key []byte) error { return bk.write(key, op{del: true}) }
+
+func (bk *bucket) Sequence() uint64 {
+	if bk.t.seqs != nil {
+		if s, ok := bk.t.seqs[bk.name]; ok {
+			return s
+		}
+	}
+	var s int64
+	err := bk.t.conn.QueryRow(bg, `SELECT seq FROM evidence_buckets WHERE name = $1`, bk.key).Scan(&s)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		bk.t.fault(err)
+	}
+	if bk.t.seqs != nil {
+		bk.t.seqs[bk.name] = uint64(s)
+	}
+	return uint64(s)
+}
+
+func (bk *bucket) SetSequence(v uint64) error {
+	if !bk.t.writable {
+		return errReadOnly
+	}
+	bk.t.seqs[bk.name] = v
+	bk.t.seqDirty[bk.name] = true
+	return nil
+}
+
+func (bk *bucket) NextSequence() (uint64, error) {
+	if !bk.t.writable {
+		return 0, errReadOnly
+	}
+	s := bk.Sequence() + 1
+	return s, bk.SetSequence(s)
+}
+
+func (bk *bucket) ForEach(fn func(k, v []byte) error) error {
+	c := bk.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if err := fn(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (bk *bucket) Cursor() store.Cursor { return &cursor{bk: bk} }

@@ -1,0 +1,26 @@
+-- The store's bytes: every bucket of the store's key-value model, its keys
+-- in byte order (bytea compares as unsigned bytes, whatever the collation).
+-- The records, their seals and every rule about them live above, in the
+-- store package; these tables only keep bytes.
+
+-- A bucket, and its counter (Bucket.Sequence).
+CREATE TABLE evidence_buckets (
+    name bytea PRIMARY KEY,
+    seq  bigint NOT NULL DEFAULT 0
+);
+
+-- Every key of every bucket.
+CREATE TABLE evidence_kv (
+    bucket bytea NOT NULL,
+    key    bytea NOT NULL,
+    value  bytea NOT NULL,
+    PRIMARY KEY (bucket, key)
+);
+
+-- One row: the number of write transactions committed. A read transaction
+-- reads it as its BackendTx.ID (equal ids, equal contents).
+CREATE TABLE evidence_commits (
+    one boolean PRIMARY KEY DEFAULT true CHECK (one),
+    n   bigint NOT NULL
+);
+INSERT INTO evidence_commits (one, n) VALUES (true, 0);

@@ -1,0 +1,200 @@
+package storetest
+
+import (
+	"bytes"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Postgres returns the DSN (postgres://…) of a new, empty database on a
+// PostgreSQL server that this test process starts on its first call:
+// initdb into a temporary directory, listening only on a Unix socket in
+// it, without fsync (a test's server need not survive a power cut). As
+// root the server runs as the postgres user (runuser), as PostgreSQL
+// requires. The test is skipped, saying why, when PostgreSQL is not
+// installed, unless PG_REQUIRED=1, when it fails. The package's TestMain
+// must run through WithPostgres, which stops the server by its pid.
+func Postgres(t testing.TB) string {
+	t.Helper()
+	pg.once.Do(func() { pg.srv, pg.skip, pg.err = startPostgres() })
+	switch {
+	case pg.skip != "" && os.Getenv("PG_REQUIRED") == "1":
+		t.Fatalf("PG_REQUIRED=1 and %s", pg.skip)
+	case pg.skip != "":
+		t.Skipf("skipped: %s (PG_REQUIRED=1 makes this a failure)", pg.skip)
+	case pg.err != nil:
+		t.Fatal(pg.err)
+	}
+	return pg.srv.createDB(t)
+}
+
+// M is what a TestMain runs (*testing.M, and what testscript.Main takes).
+type M interface{ Run() int }
+
+// WithPostgres returns m, whose Run stops the server Postgres started,
+// if it did, once the tests have run.
+func WithPostgres(m M) M { return pgMain{m} }
+
+type pgMain struct{ m M }
+
+func (p pgMain) Run() int {
+	code := p.m.Run()
+	if pg.srv != nil {
+		if err := pg.srv.stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "storetest:", err)
+		}
+	}
+	return code
+}
+
+var pg struct {
+	once sync.Once
+	srv  *pgServer
+	skip string
+	err  error
+}
+
+type pgServer struct {
+	bin  string // the directory of initdb, pg_ctl and createdb
+	dir  string // data, socket and log
+	as   string // the user to run as ("" for this process's)
+	pid  int
+	mu   sync.Mutex
+	next int // databases created
+}
+
+// pgBin finds the PostgreSQL server programs: on PATH, else where
+// Debian's postgresql package puts them.
+func pgBin() string {
+	if p, err := exec.LookPath("pg_ctl"); err == nil {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		if _, err := os.Stat(filepath.Join(filepath.Dir(p), "postgres")); err == nil {
+			return filepath.Dir(p)
+		}
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	for i := len(dirs) - 1; i >= 0; i-- { // the newest version first
+		if _, err := os.Stat(filepath.Join(dirs[i], "pg_ctl")); err == nil {
+			return dirs[i]
+		}
+	}
+	return ""
+}
+
+func startPostgres() (srv *pgServer, skip string, err error) {
+	bin := pgBin()
+	if bin == "" {
+		return nil, "PostgreSQL is not installed (no pg_ctl on PATH or in /usr/lib/postgresql/*/bin; Debian: apt-get install postgresql)", nil
+	}
+	s := &pgServer{bin: bin}
+	if os.Geteuid() == 0 {
+		if _, err := exec.LookPath("runuser"); err != nil {
+			return nil, "running as root, and no runuser to start PostgreSQL as another user", nil
+		}
+		if _, err := user.Lookup("postgres"); err != nil {
+			return nil, "running as root, and no postgres user to start PostgreSQL as", nil
+		}
+		s.as = "postgres"
+	}
+	if s.dir, err = os.MkdirTemp("", "evidence-pg-"); err != nil {
+		return nil, "", err
+	}
+	if s.as != "" {
+		if err := s.chown(s.dir); err != nil {
+			return nil, "", err
+		}
+	}
+	data := filepath.Join(s.dir, "data")
+	if out, err := s.run("initdb", "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"); err != nil {
+		os.RemoveAll(s.dir)
+		return nil, "", fmt.Errorf("storetest: initdb: %v\n%s", err, out)
+	}
+	opts := fmt.Sprintf("-c listen_addresses='' -k %s -p 5432 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200", s.dir)
+	if out, err := s.run("pg_ctl", "-D", data, "-l", filepath.Join(s.dir, "log"), "-w", "-t", "60", "-o", opts, "start"); err != nil {
+		log, _ := os.ReadFile(filepath.Join(s.dir, "log"))
+		os.RemoveAll(s.dir)
+		return nil, "", fmt.Errorf("storetest: pg_ctl start: %v\n%s\n%s", err, out, log)
+	}
+	b, err := os.ReadFile(filepath.Join(data, "postmaster.pid"))
+	if err == nil {
+		s.pid, err = strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("storetest: the server's pid: %v", err)
+	}
+	return s, "", nil
+}
+
+func (s *pgServer) chown(dir string) error {
+	u, err := user.Lookup(s.as)
+	if err != nil {
+		return err
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return os.Chown(dir, uid, gid)
+}
+
+// run runs one of the server's programs, as s.as when set.
+func (s *pgServer) run(prog string, args ...string) ([]byte, error) {
+	path := filepath.Join(s.bin, prog)
+	cmd := exec.Command(path, args...)
+	if s.as != "" {
+		cmd = exec.Command("runuser", append([]string{"-u", s.as, "--", path}, args...)...)
+	}
+	cmd.Dir = s.dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.Bytes(), err
+}
+
+// createDB creates an empty database for one test and returns its DSN.
+func (s *pgServer) createDB(t testing.TB) string {
+	s.mu.Lock()
+	s.next++
+	name := fmt.Sprintf("t%d", s.next)
+	s.mu.Unlock()
+	if out, err := s.run("createdb", "-h", s.dir, "-p", "5432", "-U", "postgres", "-T", "template0", name); err != nil {
+		t.Fatalf("createdb %s: %v\n%s", name, err, out)
+	}
+	return s.DSN(name)
+}
+
+// DSN is the URL of database name on the server.
+func (s *pgServer) DSN(name string) string {
+	return "postgres://postgres@/" + name + "?host=" + url.QueryEscape(s.dir)
+}
+
+// stop ends the server by its pid (SIGINT: PostgreSQL's fast shutdown,
+// which ends the sessions and stops), waits for it, and removes its
+// directory.
+func (s *pgServer) stop() error {
+	p, err := os.FindProcess(s.pid)
+	if err != nil {
+		return err
+	}
+	if err := p.Signal(os.Interrupt); err != nil {
+		return fmt.Errorf("stopping PostgreSQL (pid %d): %v", s.pid, err)
+	}
+	pidFile := filepath.Join(s.dir, "data", "postmaster.pid")
+	for range 200 {
+		if _, err := os.Stat(pidFile); os.IsNotExist(err) {
+			return os.RemoveAll(s.dir)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	p.Kill()
+	return fmt.Errorf("PostgreSQL (pid %d) did not stop in 10s: killed; its directory %s is left", s.pid, s.dir)
+}
