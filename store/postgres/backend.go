@@ -26,7 +26,7 @@ type backend struct {
 	maxConns    int32
 
 	mu     sync.Mutex
-	known  map[string]bool          // buckets known to exist: the store never drops one
+	known  map[string]bool         // buckets known to exist: the store never drops one
 	staged map[*pgconn.PgConn]bool // connections whose session has the staging table
 }
 

@@ -175,4 +175,3 @@ func passwords(dsn string) []string {
 	}
 	return out
 }
-
