@@ -158,8 +158,9 @@ func (t *tx) Rollback() error {
 		return nil
 	}
 	_, err := t.conn.Exec(bg, "ROLLBACK")
+	lost := t.conn.Conn().IsClosed() // the transaction ended with its session
 	t.end()
-	if err != nil && !t.conn.Conn().IsClosed() {
+	if err != nil && !lost {
 		return t.b.fail(err)
 	}
 	return nil
