@@ -14,6 +14,7 @@ import (
 
 	"github.com/evidence-rag/evidence/corpus"
 	"github.com/evidence-rag/evidence/ingest"
+	"github.com/evidence-rag/evidence/store/storetest"
 )
 
 func TestMain(m *testing.M) {
@@ -31,7 +32,7 @@ func TestMain(m *testing.M) {
 		cmd.Env = append(os.Environ(), "EVIDENCE_TEST_AS_EVIDENCE=1")
 		return cmd, nil
 	}
-	testscript.Main(m, map[string]func(){
+	testscript.Main(storetest.WithPostgres(m), map[string]func(){
 		"evidence": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
 }

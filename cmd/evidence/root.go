@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/evidence-rag/evidence/store"
+	"github.com/evidence-rag/evidence/store/postgres"
 )
 
 // options are the global flags and the output streams, shared by every command.
@@ -28,9 +29,14 @@ type options struct {
 
 // openStore opens the store for writing, or read-only for commands that
 // only read (so they work beside a process that holds the write lock).
+// A postgres:// or postgresql:// --db is a PostgreSQL database
+// (docs/postgres.md); anything else is a bbolt file.
 func (o *options) openStore(readOnly bool) (*store.DB, error) {
 	if readOnly && o.snapshotServer != "" {
 		return openSnapshot(o.snapshotServer)
+	}
+	if postgres.IsDSN(o.db) {
+		return postgres.Open(o.db, &store.Options{ReadOnly: readOnly})
 	}
 	if readOnly {
 		if _, err := os.Stat(o.db); errors.Is(err, os.ErrNotExist) {
@@ -39,6 +45,19 @@ func (o *options) openStore(readOnly bool) (*store.DB, error) {
 	}
 	return store.Open(o.db, &store.Options{ReadOnly: readOnly})
 }
+
+// dbMissing reports whether --db names a store file that does not exist
+// (a database is never missing: opening it says what is wrong).
+func (o *options) dbMissing() bool {
+	if postgres.IsDSN(o.db) {
+		return false
+	}
+	_, err := os.Stat(o.db)
+	return errors.Is(err, os.ErrNotExist)
+}
+
+// dbName is --db as messages name it: a DSN without its password.
+func (o *options) dbName() string { return postgres.Redact(o.db) }
 
 // emit writes v as indented JSON.
 func (o *options) emit(v any) error {
@@ -70,7 +89,7 @@ Offsets are half-open ranges of Unicode code points into a version's canonical t
 	if def == "" {
 		def = "./evidence.db"
 	}
-	root.PersistentFlags().StringVar(&o.db, "db", def, "store file (env EVIDENCE_DB)")
+	root.PersistentFlags().StringVar(&o.db, "db", def, "store file, or a postgres:// URL of a PostgreSQL database (env EVIDENCE_DB; docs/postgres.md)")
 	root.PersistentFlags().BoolVar(&o.json, "json", false, "write JSON (field names of docs/contract.md)")
 	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitHelp)
 	root.AddCommand(

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -34,7 +35,21 @@ func Postgres(t testing.TB) string {
 	case pg.err != nil:
 		t.Fatal(pg.err)
 	}
-	return pg.srv.createDB(t)
+	dsn, err := pg.srv.createDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dsn
+}
+
+// NewPostgresDB is Postgres for a caller with no testing.TB (a testscript
+// Setup): it returns another new database on the server a call of
+// Postgres started, or an error when none did.
+func NewPostgresDB() (string, error) {
+	if pg.srv == nil {
+		return "", errors.New("storetest: no PostgreSQL server: call Postgres first")
+	}
+	return pg.srv.createDB()
 }
 
 // M is what a TestMain runs (*testing.M, and what testscript.Main takes).
@@ -161,15 +176,15 @@ func (s *pgServer) run(prog string, args ...string) ([]byte, error) {
 }
 
 // createDB creates an empty database for one test and returns its DSN.
-func (s *pgServer) createDB(t testing.TB) string {
+func (s *pgServer) createDB() (string, error) {
 	s.mu.Lock()
 	s.next++
 	name := fmt.Sprintf("t%d", s.next)
 	s.mu.Unlock()
 	if out, err := s.run("createdb", "-h", s.dir, "-p", "5432", "-U", "postgres", "-T", "template0", name); err != nil {
-		t.Fatalf("createdb %s: %v\n%s", name, err, out)
+		return "", fmt.Errorf("storetest: createdb %s: %v\n%s", name, err, out)
 	}
-	return s.DSN(name)
+	return s.DSN(name), nil
 }
 
 // DSN is the URL of database name on the server.
