@@ -358,7 +358,7 @@ func inStd(fn string) bool {
 // the first byte is written.
 func (db *DB) Snapshot(w io.Writer, size func(int64)) error {
 	if db.bolt == nil {
-		return fmt.Errorf("store: %s: a snapshot is a copy of a bbolt file, and this store has none", db.path)
+		return fmt.Errorf("%w: %s: a snapshot is a copy of a bbolt file, and this store has none", ErrNoSnapshot, db.path)
 	}
 	return db.guard(func() error {
 		return db.bolt.View(func(tx *bolt.Tx) error {

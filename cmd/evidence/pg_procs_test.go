@@ -322,5 +322,9 @@ func TestPostgresReplicas(t *testing.T) {
 	if code != http.StatusGone || !strings.Contains(body, "deleted") {
 		t.Errorf("resolve through b after the delete: %d %s, want 410 deleted", code, body)
 	}
+	code, body = a.do(t, "GET", "/v1/snapshot", nil)
+	if code != http.StatusNotImplemented || !strings.Contains(body, "not_on_this_backend") {
+		t.Errorf("GET /v1/snapshot on PostgreSQL: %d %s, want 501 not_on_this_backend", code, body)
+	}
 	auditClean(t, dsn)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -28,4 +29,19 @@ func TestScriptsPostgres(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// TestPostgresExitCodes: a database that cannot be reached exits 8 and
+// names it without its password; one without the schema exits 7 and
+// names evidence migrate.
+func TestPostgresExitCodes(t *testing.T) {
+	dsn := storetest.Postgres(t)
+	code, _, errs := runCLI(t, "--db", "postgres://u:Pw-n0t-shown@127.0.0.1:1/db?connect_timeout=2", "docs")
+	if code != exitNoDB || strings.Contains(errs, "Pw-n0t-shown") || !strings.Contains(errs, "postgres://u:xxxxx@127.0.0.1:1/db") {
+		t.Errorf("unreachable database: exit %d, stderr %q; want %d naming the database without its password", code, errs, exitNoDB)
+	}
+	code, _, errs = runCLI(t, "--db", dsn, "ingest", t.TempDir())
+	if code != exitDamaged || !strings.Contains(errs, "evidence migrate") {
+		t.Errorf("unmigrated database: exit %d, stderr %q; want %d naming evidence migrate", code, errs, exitDamaged)
+	}
 }
