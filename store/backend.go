@@ -9,8 +9,8 @@ package store
 // answers in key order.
 //
 // The embedded default is bbolt (boltBackend); newMemoryBackend holds a
-// store in memory. Both pass storetest.Conformance, which every backend
-// must.
+// store in memory; store/postgres keeps one in PostgreSQL. All pass
+// storetest.Conformance, which every backend must.
 type Backend interface {
 	// Begin starts a transaction: a read transaction, whose slices are
 	// valid until it ends, or the one write transaction, which the others
