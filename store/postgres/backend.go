@@ -24,6 +24,7 @@ type backend struct {
 	name, dsn   string // name is dsn redacted
 	acquireWait time.Duration
 	maxConns    int32
+	values      valueCache
 
 	mu     sync.Mutex
 	known  map[string]bool         // buckets known to exist: the store never drops one
@@ -51,15 +52,16 @@ func (b *backend) Begin(writable bool) (store.BackendTx, error) {
 		}
 		return nil, b.fail(err)
 	}
-	begin := "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
-	if writable {
-		begin = fmt.Sprintf("BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(%d)", lockWrite)
+	t := &tx{b: b, conn: conn, writable: writable}
+	if !writable {
+		return t, nil // BEGIN goes with the first read (tx.queryRow)
 	}
+	t.begun = true
+	begin := fmt.Sprintf("BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(%d)", lockWrite)
 	if _, err := conn.Exec(context.Background(), begin); err != nil { // no arguments: one round trip
 		conn.Release()
 		return nil, b.fail(err)
 	}
-	t := &tx{b: b, conn: conn, writable: writable}
 	if writable {
 		t.pending = map[string]map[string]op{}
 		t.seqs = map[string]uint64{}
@@ -96,6 +98,7 @@ type tx struct {
 	b        *backend
 	conn     *pgxpool.Conn
 	writable bool
+	begun    bool // BEGIN was sent
 	done     bool
 
 	id     uint64
@@ -157,6 +160,10 @@ func (t *tx) Rollback() error {
 	if t.done {
 		return nil
 	}
+	if !t.begun { // a read transaction that read nothing
+		t.end()
+		return nil
+	}
 	_, err := t.conn.Exec(bg, "ROLLBACK")
 	lost := t.conn.Conn().IsClosed() // the transaction ended with its session
 	t.end()
@@ -166,10 +173,61 @@ func (t *tx) Rollback() error {
 	return nil
 }
 
+// beginRead starts a read transaction: REPEATABLE READ, so that every
+// read sees the snapshot its first read took.
+const beginRead = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+
+// ensureBegun sends BEGIN now, before a read that returns rows.
+func (t *tx) ensureBegun() {
+	if t.begun {
+		return
+	}
+	t.begun = true
+	if _, err := t.conn.Exec(bg, beginRead); err != nil {
+		t.fault(err)
+	}
+}
+
+// queryRow runs a query of one row. The first read of a read transaction
+// sends BEGIN with it, in one round trip.
+func (t *tx) queryRow(sql string, args ...any) pgx.Row {
+	if t.begun {
+		return t.conn.QueryRow(bg, sql, args...)
+	}
+	t.begun = true
+	batch := &pgx.Batch{}
+	batch.Queue(beginRead)
+	batch.Queue(sql, args...)
+	br := t.conn.SendBatch(bg, batch)
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return errRow{err}
+	}
+	return batchRow{br: br, row: br.QueryRow()}
+}
+
+// batchRow is the row of queryRow's batch, which Scan closes.
+type batchRow struct {
+	br  pgx.BatchResults
+	row pgx.Row
+}
+
+func (r batchRow) Scan(dest ...any) error {
+	err := r.row.Scan(dest...)
+	if cerr := r.br.Close(); err == nil || errors.Is(err, pgx.ErrNoRows) && cerr != nil {
+		err = cerr
+	}
+	return err
+}
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
 func (t *tx) ID() uint64 {
 	if !t.haveID {
 		var n int64
-		if err := t.conn.QueryRow(bg, `SELECT n FROM evidence_commits`).Scan(&n); err != nil {
+		if err := t.queryRow(`SELECT n FROM evidence_commits`).Scan(&n); err != nil {
 			t.fault(err)
 		}
 		t.id, t.haveID = uint64(n), true
@@ -185,7 +243,7 @@ func (t *tx) hasBucket(name []byte) bool {
 		return true
 	}
 	var exists bool
-	if err := t.conn.QueryRow(bg, `SELECT EXISTS (SELECT 1 FROM evidence_buckets WHERE name = $1)`, name).Scan(&exists); err != nil {
+	if err := t.queryRow(`SELECT EXISTS (SELECT 1 FROM evidence_buckets WHERE name = $1)`, name).Scan(&exists); err != nil {
 		t.fault(err)
 	}
 	if exists {
@@ -217,6 +275,7 @@ func (t *tx) CreateBucketIfNotExists(name []byte) (store.Bucket, error) {
 }
 
 func (t *tx) ForEachBucket(fn func(name []byte) error) error {
+	t.ensureBegun()
 	rows, err := t.conn.Query(bg, `SELECT name FROM evidence_buckets ORDER BY name`)
 	if err != nil {
 		return t.b.fail(err)
@@ -263,10 +322,10 @@ func (t *tx) flushBatch() *pgx.Batch {
 	switch {
 	case len(pk) >= copyRows:
 		t.stage(pb, pk, pv)
-		batch.Queue(`INSERT INTO evidence_kv (bucket, key, value) SELECT bucket, key, value FROM evidence_stage ON CONFLICT (bucket, key) DO UPDATE SET value = EXCLUDED.value`)
+		batch.Queue(`INSERT INTO evidence_kv (bucket, key, value, rev) SELECT bucket, key, value, (SELECT n + 1 FROM evidence_commits) FROM evidence_stage ON CONFLICT (bucket, key) DO UPDATE SET value = EXCLUDED.value, rev = EXCLUDED.rev`)
 		batch.Queue(`DELETE FROM evidence_stage`)
 	case len(pk) > 0:
-		batch.Queue(`INSERT INTO evidence_kv (bucket, key, value) SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::bytea[]) ON CONFLICT (bucket, key) DO UPDATE SET value = EXCLUDED.value`, pb, pk, pv)
+		batch.Queue(`INSERT INTO evidence_kv (bucket, key, value, rev) SELECT b, k, v, (SELECT n + 1 FROM evidence_commits) FROM unnest($1::bytea[], $2::bytea[], $3::bytea[]) AS u(b, k, v) ON CONFLICT (bucket, key) DO UPDATE SET value = EXCLUDED.value, rev = EXCLUDED.rev`, pb, pk, pv)
 	}
 	if len(t.seqDirty) > 0 {
 		var names [][]byte
@@ -339,6 +398,9 @@ func (bk *bucket) Get(key []byte) []byte {
 		}
 		return o.val
 	}
+	if !bk.t.writable {
+		return bk.getCached(key)
+	}
 	var v []byte
 	err := bk.t.conn.QueryRow(bg, `SELECT value FROM evidence_kv WHERE bucket = $1 AND key = $2`, bk.key, key).Scan(&v)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -350,6 +412,35 @@ func (bk *bucket) Get(key []byte) []byte {
 	if v == nil {
 		v = []byte{}
 	}
+	return v
+}
+
+// getCached is Get in a read transaction: the row's rev comes back with
+// its value, and no value when rev is that of the copy in the process's
+// cache of large values, which is then the value (see valueCache).
+func (bk *bucket) getCached(key []byte) []byte {
+	ck := cacheKey(bk.key, key)
+	rev, cv, ok := bk.t.b.values.get(ck)
+	if !ok {
+		rev = -1
+	}
+	var r int64
+	var same bool
+	var v []byte
+	err := bk.t.queryRow(`SELECT rev, rev = $3, CASE WHEN rev = $3 THEN NULL ELSE value END FROM evidence_kv WHERE bucket = $1 AND key = $2`, bk.key, key, rev).Scan(&r, &same, &v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		bk.t.fault(err)
+	}
+	if same {
+		return cv
+	}
+	if v == nil {
+		v = []byte{}
+	}
+	bk.t.b.values.put(ck, r, v)
 	return v
 }
 
@@ -386,7 +477,7 @@ func (bk *bucket) Sequence() uint64 {
 		}
 	}
 	var s int64
-	err := bk.t.conn.QueryRow(bg, `SELECT seq FROM evidence_buckets WHERE name = $1`, bk.key).Scan(&s)
+	err := bk.t.queryRow(`SELECT seq FROM evidence_buckets WHERE name = $1`, bk.key).Scan(&s)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		bk.t.fault(err)
 	}

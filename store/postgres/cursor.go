@@ -36,6 +36,7 @@ const (
 func (c *cursor) fetch(bound []byte, inclusive, desc bool) (keys, vals [][]byte, full bool) {
 	t := c.bk.t
 	t.flush()
+	t.ensureBegun()
 	var q string
 	args := []any{c.bk.key}
 	switch {

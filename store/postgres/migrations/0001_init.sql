@@ -9,11 +9,15 @@ CREATE TABLE evidence_buckets (
     seq  bigint NOT NULL DEFAULT 0
 );
 
--- Every key of every bucket.
+-- Every key of every bucket. rev is the commit that wrote the row (the
+-- value evidence_commits.n took at that commit): a committed row's
+-- (bucket, key, rev) names one value, which lets a process keep large
+-- values and fetch them again only when rev changed.
 CREATE TABLE evidence_kv (
     bucket bytea NOT NULL,
     key    bytea NOT NULL,
     value  bytea NOT NULL,
+    rev    bigint NOT NULL,
     PRIMARY KEY (bucket, key)
 );
 
