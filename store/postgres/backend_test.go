@@ -378,3 +378,61 @@ func TestBigVersion(t *testing.T) {
 		t.Errorf("Check: %v %v", fs, err)
 	}
 }
+
+// TestValueCache: a large value read again comes from the cache only
+// while its row is the one cached; written since — by this process or by
+// another (a second backend on the same database) — it is read afresh,
+// through Get and through a cursor's Seek; deleted, it is gone.
+func TestValueCache(t *testing.T) {
+	dsn := migrated(t)
+	reader, writer := openBackend(t, dsn), openBackend(t, dsn)
+	put := func(b *backend, v string, del bool) {
+		t.Helper()
+		if err := b.Batch(func(tx store.BackendTx) error {
+			bk, err := tx.CreateBucketIfNotExists([]byte("big"))
+			if err != nil {
+				return err
+			}
+			if del {
+				return bk.Delete([]byte("k"))
+			}
+			return bk.Put([]byte("k"), []byte(v))
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func() (get, seek string) {
+		t.Helper()
+		tx, err := reader.Begin(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		bk := tx.Bucket([]byte("big"))
+		g := bk.Get([]byte("k"))
+		k, s := bk.Cursor().Seek([]byte("k"))
+		if k != nil && string(k) != "k" {
+			t.Fatalf("Seek landed on %q", k)
+		}
+		return string(g), string(s)
+	}
+	for i, v := range []string{strings.Repeat("a", 3*cacheMin), strings.Repeat("b", 3*cacheMin), strings.Repeat("c", 3*cacheMin)} {
+		who := reader
+		if i%2 == 1 {
+			who = writer // another process, as far as reader's cache knows
+		}
+		put(who, v, false)
+		for range 2 { // the second read hits the cache
+			if g, s := read(); g != v || s != v {
+				t.Fatalf("after writing %c…: Get %.1q… Seek %.1q…", v[0], g, s)
+			}
+		}
+	}
+	if _, _, ok := reader.values.get(cacheKey([]byte("big"), []byte("k"))); !ok {
+		t.Error("the large value is not in the cache")
+	}
+	put(writer, "", true)
+	if g, s := read(); g != "" || s != "" {
+		t.Errorf("after the delete: Get %.1q… Seek %.1q…, want nothing", g, s)
+	}
+}

@@ -1,6 +1,8 @@
 package postgres
 
 import (
+	"bytes"
+	"errors"
 	"slices"
 
 	"github.com/jackc/pgx/v5"
@@ -103,7 +105,11 @@ func (c *cursor) Last() ([]byte, []byte) {
 
 func (c *cursor) Seek(key []byte) ([]byte, []byte) {
 	c.n = 1
-	c.keys, c.vals, c.after = c.fetch(key, true, false)
+	if c.bk.t.writable {
+		c.keys, c.vals, c.after = c.fetch(key, true, false)
+	} else {
+		c.keys, c.vals, c.after = c.seekCached(key)
+	}
 	c.before, c.anchor, c.i = true, nil, 0
 	if len(c.keys) == 0 {
 		c.anchor = slices.Clone(key)
@@ -164,4 +170,36 @@ func (c *cursor) at(dir int) ([]byte, []byte) {
 		}
 		c.step(dir)
 	}
+}
+
+// seekCached is the first fetch of a Seek in a read transaction, one row,
+// through the cache of large values as Get's is: the store reads a bucket
+// a second time in a transaction through a cursor's Seek.
+func (c *cursor) seekCached(key []byte) (keys, vals [][]byte, full bool) {
+	t := c.bk.t
+	ck := cacheKey(c.bk.key, key)
+	rev, cv, ok := t.b.values.get(ck)
+	if !ok {
+		rev = -1
+	}
+	var k, v []byte
+	var r int64
+	var same bool
+	err := t.queryRow(`SELECT key, rev, key = $2 AND rev = $3, CASE WHEN key = $2 AND rev = $3 THEN NULL ELSE value END FROM evidence_kv WHERE bucket = $1 AND key >= $2 ORDER BY key LIMIT 1`, c.bk.key, key, rev).Scan(&k, &r, &same, &v)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		c.n = 4
+		return nil, nil, false
+	case err != nil:
+		t.fault(err)
+	case same:
+		v = cv
+	case v == nil:
+		v = []byte{}
+	}
+	if !same && bytes.Equal(k, key) {
+		t.b.values.put(ck, r, v)
+	}
+	c.n = 4
+	return [][]byte{k}, [][]byte{v}, true
 }
