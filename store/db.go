@@ -131,6 +131,9 @@ func (db *DB) init(migrating bool) error {
 			return false, fmt.Errorf("%w: %s has format %d and this build writes format %d: run `evidence migrate --db %s` first (it upgrades the file in place, in one transaction; copy the file before if you may go back to an older build); it can be read as it is", ErrFormat, db.path, f, FormatVersion, db.path)
 		}
 		db.format = int(f)
+		if meta.Get(keyCopying) != nil {
+			return false, fmt.Errorf("%w: %s is an unfinished copy (evidence copy stopped before its end): delete it and copy again", ErrCorrupt, db.path)
+		}
 		for _, name := range allBuckets {
 			if tx.Bucket(name) == nil {
 				return false, fmt.Errorf("%w: %s: missing bucket %q", ErrCorrupt, db.path, name)

@@ -11,7 +11,7 @@ import (
 )
 
 // TestScriptsPostgres runs the scripts of testdata/pgscript against a
-// real PostgreSQL, each in a new database named by $PGDSN ($PGDSN_PW is
+// real PostgreSQL, each in new databases named by $PGDSN and $PGDSN2 ($PGDSN_PW is
 // the same database with a password in the URL, which the server's trust
 // authentication ignores and no message may show). Skipped without
 // PostgreSQL unless PG_REQUIRED=1.
@@ -25,6 +25,11 @@ func TestScriptsPostgres(t *testing.T) {
 				return err
 			}
 			env.Setenv("PGDSN", dsn)
+			dsn2, err := storetest.NewPostgresDB()
+			if err != nil {
+				return err
+			}
+			env.Setenv("PGDSN2", dsn2)
 			env.Setenv("PGDSN_PW", "postgres://postgres:Sup3rSecretPw@"+dsn[len("postgres://postgres@"):])
 			return nil
 		},

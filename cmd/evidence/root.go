@@ -35,15 +35,22 @@ func (o *options) openStore(readOnly bool) (*store.DB, error) {
 	if readOnly && o.snapshotServer != "" {
 		return openSnapshot(o.snapshotServer)
 	}
-	if postgres.IsDSN(o.db) {
-		return postgres.Open(o.db, &store.Options{ReadOnly: readOnly})
+	return openNamed(o.db, readOnly)
+}
+
+// openNamed opens the store at name: a PostgreSQL database for a
+// postgres:// URL, else a bbolt file, which a read-only open does not
+// create.
+func openNamed(name string, readOnly bool) (*store.DB, error) {
+	if postgres.IsDSN(name) {
+		return postgres.Open(name, &store.Options{ReadOnly: readOnly})
 	}
 	if readOnly {
-		if _, err := os.Stat(o.db); errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%w: no store at %s (ingest something first, or set --db)", store.ErrNotFound, o.db)
+		if _, err := os.Stat(name); errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w: no store at %s (ingest something first, or set --db)", store.ErrNotFound, name)
 		}
 	}
-	return store.Open(o.db, &store.Options{ReadOnly: readOnly})
+	return store.Open(name, &store.Options{ReadOnly: readOnly})
 }
 
 // dbMissing reports whether --db names a store file that does not exist
@@ -105,6 +112,7 @@ Offsets are half-open ranges of Unicode code points into a version's canonical t
 		newDeleteCommand(o),
 		newAuditCommand(o),
 		newMigrateCommand(o),
+		newCopyCommand(o),
 		newVerifyCommand(o),
 		newPolicyCommand(o),
 		newTraceCommand(o),
