@@ -16,6 +16,7 @@ import (
 // options are the global flags and the output streams, shared by every command.
 type options struct {
 	db     string
+	dbRead string // a read replica of a PostgreSQL --db (--db-read)
 	json   bool
 	stdout io.Writer
 	stderr io.Writer
@@ -34,6 +35,12 @@ type options struct {
 func (o *options) openStore(readOnly bool) (*store.DB, error) {
 	if readOnly && o.snapshotServer != "" {
 		return openSnapshot(o.snapshotServer)
+	}
+	if o.dbRead != "" {
+		if !postgres.IsDSN(o.db) || !postgres.IsDSN(o.dbRead) {
+			return nil, usagef("--db-read is a postgres:// URL of a read replica of the PostgreSQL database --db names")
+		}
+		return postgres.OpenWithReplica(o.db, o.dbRead, &store.Options{ReadOnly: readOnly})
 	}
 	return openNamed(o.db, readOnly)
 }
@@ -97,6 +104,7 @@ Offsets are half-open ranges of Unicode code points into a version's canonical t
 		def = "./evidence.db"
 	}
 	root.PersistentFlags().StringVar(&o.db, "db", def, "store file, or a postgres:// URL of a PostgreSQL database (env EVIDENCE_DB; docs/postgres.md)")
+	root.PersistentFlags().StringVar(&o.dbRead, "db-read", os.Getenv("EVIDENCE_DB_READ"), "a postgres:// URL of a streaming replica of --db that read transactions use (env EVIDENCE_DB_READ; docs/postgres.md#read-replicas)")
 	root.PersistentFlags().BoolVar(&o.json, "json", false, "write JSON (field names of docs/contract.md)")
 	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitHelp)
 	root.AddCommand(

@@ -25,6 +25,7 @@ type backend struct {
 	acquireWait time.Duration
 	maxConns    int32
 	values      valueCache
+	reads       *backend // a read replica's, which read transactions use; nil for none
 
 	mu     sync.Mutex
 	known  map[string]bool         // buckets known to exist: the store never drops one
@@ -43,6 +44,9 @@ var errReadOnly = errors.New("store: postgres: write in a read transaction")
 // file lock). The lock dies with its session, so a killed writer leaves
 // neither the lock nor half a transaction.
 func (b *backend) Begin(writable bool) (store.BackendTx, error) {
+	if !writable && b.reads != nil {
+		return b.reads.Begin(false)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), b.acquireWait)
 	conn, err := b.pool.Acquire(ctx)
 	cancel()
@@ -87,6 +91,9 @@ func (b *backend) Batch(fn func(store.BackendTx) error) error {
 
 func (b *backend) Close() error {
 	b.pool.Close()
+	if b.reads != nil {
+		b.reads.pool.Close()
+	}
 	return nil
 }
 

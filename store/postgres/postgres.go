@@ -97,6 +97,17 @@ func connect(dsn string, opts *store.Options) (*backend, error) {
 // a new store on a writable open. A database that does not answer gives
 // store.ErrUnavailable; its password is never part of a message.
 func Open(dsn string, opts *store.Options) (*store.DB, error) {
+	return OpenWithReplica(dsn, "", opts)
+}
+
+// OpenWithReplica is Open with every read transaction on readDSN, a
+// streaming replica of dsn's database (or "" for none): resolve, verify
+// and the other reads scale with replicas, while writes, and the reads
+// inside a write transaction, go to the primary. A replica is behind the
+// primary by its replication delay: a version acknowledged a moment ago
+// may not be there yet (not_found), one deleted a moment ago may still be
+// served (docs/postgres.md, the freshness rule).
+func OpenWithReplica(dsn, readDSN string, opts *store.Options) (*store.DB, error) {
 	b, err := connect(dsn, opts)
 	if err != nil {
 		return nil, err
@@ -106,6 +117,19 @@ func Open(dsn string, opts *store.Options) (*store.DB, error) {
 	if err := checkSchema(ctx, b); err != nil {
 		b.pool.Close()
 		return nil, err
+	}
+	if readDSN != "" {
+		if b.reads, err = connect(readDSN, &store.Options{ReadOnly: true}); err != nil {
+			b.pool.Close()
+			return nil, err
+		}
+		if err := checkSchema(ctx, b.reads); err != nil {
+			b.Close()
+			if errors.Is(err, store.ErrUnavailable) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("the read replica %s is not at this build's schema while %s is: not a replica of it, or behind it (not replayed the migration yet): %w", b.reads.name, b.name, err)
+		}
 	}
 	return store.OpenBackend(b.name, b, opts)
 }

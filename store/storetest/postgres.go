@@ -52,6 +52,68 @@ func NewPostgresDB() (string, error) {
 	return pg.srv.createDB()
 }
 
+// PostgresReplica returns the DSNs of a new, empty database on the server
+// of Postgres and of the same database on a streaming replica of that
+// server (pg_basebackup -R, hot standby), started on the first call and
+// stopped with the server. Skipped as Postgres is.
+func PostgresReplica(t testing.TB) (primary, replica string) {
+	t.Helper()
+	Postgres(t)
+	pg.replicaOnce.Do(func() { pg.replica, pg.replicaErr = pg.srv.startReplica() })
+	if pg.replicaErr != nil {
+		t.Fatal(pg.replicaErr)
+	}
+	primary, err := pg.srv.createDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := primary[len("postgres://postgres@/"):strings.IndexByte(primary, '?')]
+	for i := 0; ; i++ { // the replica has the database once it has replayed its creation
+		out, err := pg.srv.run("psql", "-h", pg.replica.dir, "-p", "5432", "-U", "postgres", "-d", name, "-Atc", "SELECT 1")
+		if err == nil {
+			break
+		}
+		if i == 100 {
+			t.Fatalf("the replica has no database %s after 10s: %v\n%s", name, err, out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return primary, pg.replica.DSN(name)
+}
+
+// startReplica starts a hot standby of s, streaming from it.
+func (s *pgServer) startReplica() (*pgServer, error) {
+	r := &pgServer{bin: s.bin, as: s.as}
+	var err error
+	if r.dir, err = os.MkdirTemp("", "evidence-pg-replica-"); err != nil {
+		return nil, err
+	}
+	if r.as != "" {
+		if err := r.chown(r.dir); err != nil {
+			return nil, err
+		}
+	}
+	data := filepath.Join(r.dir, "data")
+	if out, err := r.run("pg_basebackup", "-h", s.dir, "-p", "5432", "-U", "postgres", "-D", data, "-R", "-X", "stream", "-c", "fast"); err != nil {
+		os.RemoveAll(r.dir)
+		return nil, fmt.Errorf("storetest: pg_basebackup: %v\n%s", err, out)
+	}
+	opts := fmt.Sprintf("-c listen_addresses='' -k %s -p 5432 -c hot_standby=on -c fsync=off -c max_connections=200", r.dir)
+	if out, err := r.run("pg_ctl", "-D", data, "-l", filepath.Join(r.dir, "log"), "-w", "-t", "60", "-o", opts, "start"); err != nil {
+		log, _ := os.ReadFile(filepath.Join(r.dir, "log"))
+		os.RemoveAll(r.dir)
+		return nil, fmt.Errorf("storetest: pg_ctl start (replica): %v\n%s\n%s", err, out, log)
+	}
+	b, err := os.ReadFile(filepath.Join(data, "postmaster.pid"))
+	if err == nil {
+		r.pid, err = strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("storetest: the replica's pid: %v", err)
+	}
+	return r, nil
+}
+
 // M is what a TestMain runs (*testing.M, and what testscript.Main takes).
 type M interface{ Run() int }
 
@@ -63,6 +125,11 @@ type pgMain struct{ m M }
 
 func (p pgMain) Run() int {
 	code := p.m.Run()
+	if pg.replica != nil {
+		if err := pg.replica.stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "storetest:", err)
+		}
+	}
 	if pg.srv != nil {
 		if err := pg.srv.stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "storetest:", err)
@@ -76,6 +143,10 @@ var pg struct {
 	srv  *pgServer
 	skip string
 	err  error
+
+	replicaOnce sync.Once
+	replica     *pgServer
+	replicaErr  error
 }
 
 type pgServer struct {
