@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evidence-rag/evidence/store"
+	"github.com/evidence-rag/evidence/store/postgres"
 	"github.com/evidence-rag/evidence/store/storetest"
 )
 
@@ -139,28 +141,58 @@ func auditClean(t *testing.T, dsn string) {
 	}
 }
 
-// TestPostgresKilledIngest: an ingest process killed (SIGKILL) at some
-// point of its batch leaves no version half-written — the audit is
+// TestPostgresKilledIngest: an ingest process killed (SIGKILL) in the
+// middle of its batch leaves no version half-written — the audit is
 // clean after each kill — and the next run stores everything.
 func TestPostgresKilledIngest(t *testing.T) {
 	dsn := pgStore(t)
 	dir := filepath.Join(t.TempDir(), "docs")
 	os.Mkdir(dir, 0o755)
 	writeDocs(t, dir, 400, "killed")
+	db, err := postgres.Open(dsn, &store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	stored := func() (n int) {
+		t.Helper()
+		if err := db.View(func(tx *store.Tx) error {
+			return tx.ForEachDocument(func(*store.Document) error { n++; return nil })
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// Each run is killed once it has committed more than the runs before
+	// it (so the kill lands between or inside its later versions' writes),
+	// or, the first, before it can have committed anything.
 	midBatch := false
-	for _, after := range []time.Duration{100 * time.Millisecond, 300 * time.Millisecond, 600 * time.Millisecond} {
+	for run := range 3 {
+		before := stored()
 		cmd := evidenceCmd("--db", dsn, "ingest", "--base", dir, dir)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(after)
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		deadline := time.After(60 * time.Second)
+	wait:
+		for run > 0 && stored() <= before {
+			select {
+			case <-exited:
+				break wait
+			case <-deadline:
+				t.Fatal("no commit in 60s")
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+		time.Sleep(time.Duration(run) * 7 * time.Millisecond) // into the next group's work
 		cmd.Process.Kill()
-		cmd.Wait()
+		<-exited
 		auditClean(t, dsn)
-		_, out, _ := runCLI(t, "--db", dsn, "docs")
-		n := strings.Count(out, " current")
-		t.Logf("killed after %s: %d documents stored", after, n)
-		if n > 0 && n < 400 {
+		n := stored()
+		t.Logf("run %d killed with %d documents stored", run, n)
+		if n > before && n < 400 {
 			midBatch = true
 		}
 	}
@@ -173,18 +205,18 @@ func TestPostgresKilledIngest(t *testing.T) {
 	if err := json.Unmarshal(out, &rep); err != nil {
 		t.Fatal(err)
 	}
-	stored, before := 0, 0
+	total, before := 0, 0
 	for _, f := range rep.Files {
 		switch f.Status {
 		case "ingested":
-			stored++
+			total++
 		case "unchanged":
-			stored++
+			total++
 			before++
 		}
 	}
-	if stored != 400 {
-		t.Errorf("%d of 400 files stored after the kills", stored)
+	if total != 400 {
+		t.Errorf("%d of 400 files stored after the kills", total)
 	}
 	if !midBatch {
 		t.Errorf("no kill landed mid-batch (some documents stored, not all)")
