@@ -112,6 +112,7 @@ type tx struct {
 	haveID bool
 
 	pending  map[string]map[string]op // bucket -> key -> the last write
+	held     int                      // bytes of keys and values in pending
 	seqs     map[string]uint64        // bucket sequences read or set
 	seqDirty map[string]bool
 	created  map[string]bool // buckets this transaction created
@@ -323,6 +324,7 @@ func (t *tx) flushBatch() *pgx.Batch {
 		}
 	}
 	clear(t.pending)
+	t.held = 0
 	if len(dk) > 0 {
 		batch.Queue(`DELETE FROM evidence_kv k USING unnest($1::bytea[], $2::bytea[]) AS d(bucket, key) WHERE k.bucket = d.bucket AND k.key = d.key`, db, dk)
 	}
@@ -464,8 +466,16 @@ func (bk *bucket) write(key []byte, o op) error {
 		bk.t.pending[bk.name] = ops
 	}
 	ops[string(key)] = o
+	bk.t.held += len(key) + len(o.val)
+	if bk.t.held > flushBytes {
+		bk.t.flush() // a large transaction (a migration) does not hold all it writes in memory
+	}
 	return nil
 }
+
+// flushBytes bounds the pending writes of a transaction: past it they are
+// sent before the commit, still inside the transaction.
+const flushBytes = 32 << 20
 
 func (bk *bucket) Put(key, value []byte) error {
 	v := bytes.Clone(value)

@@ -436,3 +436,59 @@ func TestValueCache(t *testing.T) {
 		t.Errorf("after the delete: Get %.1q… Seek %.1q…, want nothing", g, s)
 	}
 }
+
+// TestLargeTransaction: a write transaction that puts more than
+// flushBytes sends some of it before the commit and still reads its own
+// writes, commits all of it, or, rolled back, none.
+func TestLargeTransaction(t *testing.T) {
+	b := openBackend(t, migrated(t))
+	val := func(i int) []byte { return bytes.Repeat([]byte{byte('a' + i%26)}, 1<<20) }
+	const n = flushBytes>>20 + 8
+	for _, commit := range []bool{false, true} {
+		wtx, err := b.Begin(true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bk, err := wtx.CreateBucketIfNotExists([]byte("large"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			if err := bk.Put([]byte(fmt.Sprintf("k%03d", i)), val(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if held := wtx.(*tx).held; held >= flushBytes {
+			t.Errorf("%d bytes pending after %d MiB of puts, want fewer than %d", held, n, flushBytes)
+		}
+		if got := bk.Get([]byte("k000")); !bytes.Equal(got, val(0)) {
+			t.Error("a put sent before the commit does not read back in its transaction")
+		}
+		if commit {
+			err = wtx.Commit()
+		} else {
+			err = wtx.Rollback()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		rtx, err := b.Begin(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := 0
+		if rb := rtx.Bucket([]byte("large")); rb != nil {
+			c := rb.Cursor()
+			for k, v := c.First(); k != nil; k, v = c.Next() {
+				if !bytes.Equal(v, val(count)) {
+					t.Errorf("key %s: wrong value", k)
+				}
+				count++
+			}
+		}
+		rtx.Rollback()
+		if want := map[bool]int{false: 0, true: n}[commit]; count != want {
+			t.Errorf("commit=%v: %d keys stored, want %d", commit, count, want)
+		}
+	}
+}
