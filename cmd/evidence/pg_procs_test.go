@@ -229,6 +229,14 @@ func TestPostgresKilledIngest(t *testing.T) {
 type replica struct {
 	cmd  *exec.Cmd
 	base string
+	mu   sync.Mutex
+	log  strings.Builder // its stderr
+}
+
+func (r *replica) stderr() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.log.String()
 }
 
 var servingRE = regexp.MustCompile(`serving (http://127\.0\.0\.1:[0-9]+)`)
@@ -245,16 +253,17 @@ func startServer(t *testing.T, dsn string) *replica {
 	}
 	s := &replica{cmd: cmd}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	found := make(chan string, 1)
+	found := make(chan string, 1) // the first serving line
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
+			s.mu.Lock()
+			s.log.WriteString(sc.Text() + "\n")
+			s.mu.Unlock()
 			if m := servingRE.FindStringSubmatch(sc.Text()); m != nil {
 				found <- m[1]
-				break
 			}
 		}
-		io.Copy(io.Discard, stderr)
 	}()
 	select {
 	case s.base = <-found:
@@ -285,7 +294,9 @@ func (s *replica) do(t *testing.T, method, path string, body []byte) (int, strin
 // while it is being resolved all along.
 func TestPostgresReplicas(t *testing.T) {
 	dsn := pgStore(t)
-	a, b := startServer(t, dsn), startServer(t, dsn)
+	const pw = "Srv-Pw-n0t-logged"
+	withPW := "postgres://postgres:" + pw + "@" + strings.TrimPrefix(dsn, "postgres://postgres@") // trust auth ignores it
+	a, b := startServer(t, withPW), startServer(t, dsn)
 	text := []byte("# Travel\n\nIn the EU, expense reports must be submitted within 30 days.\n")
 	code, body := a.do(t, "POST", "/v1/documents?filename=travel.md&id=travel.md", text)
 	if code != http.StatusCreated {
@@ -353,6 +364,9 @@ func TestPostgresReplicas(t *testing.T) {
 	code, body = b.do(t, "GET", chunk, nil)
 	if code != http.StatusGone || !strings.Contains(body, "deleted") {
 		t.Errorf("resolve through b after the delete: %d %s, want 410 deleted", code, body)
+	}
+	if log := a.stderr(); strings.Contains(log, pw) || !strings.Contains(log, "postgres://postgres:xxxxx@") {
+		t.Errorf("the server's log shows the DSN's password, or not the store:\n%s", log)
 	}
 	code, body = a.do(t, "GET", "/v1/snapshot", nil)
 	if code != http.StatusNotImplemented || !strings.Contains(body, "not_on_this_backend") {
