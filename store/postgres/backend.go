@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/evidence-rag/evidence/store"
@@ -27,9 +26,8 @@ type backend struct {
 	values      valueCache
 	reads       *backend // a read replica's, which read transactions use; nil for none
 
-	mu     sync.Mutex
-	known  map[string]bool         // buckets known to exist: the store never drops one
-	staged map[*pgconn.PgConn]bool // connections whose session has the staging table
+	mu    sync.Mutex
+	known map[string]bool // buckets known to exist: the store never drops one
 }
 
 var errReadOnly = errors.New("store: postgres: write in a read transaction")
@@ -116,7 +114,6 @@ type tx struct {
 	seqs     map[string]uint64        // bucket sequences read or set
 	seqDirty map[string]bool
 	created  map[string]bool // buckets this transaction created
-	staging  bool            // the staging table was created in this transaction
 }
 
 // op is a pending write: a value to put, or a delete.
@@ -155,9 +152,6 @@ func (t *tx) Commit() error {
 	t.b.mu.Lock()
 	for name := range t.created {
 		t.b.known[name] = true
-	}
-	if t.staging {
-		t.b.staged[t.conn.Conn().PgConn()] = true
 	}
 	t.b.mu.Unlock()
 	t.end()
@@ -300,14 +294,15 @@ func (t *tx) ForEachBucket(fn func(name []byte) error) error {
 	return nil
 }
 
-// copyRows is the number of pending puts from which a flush sends them
-// with COPY into the session's staging table and moves them with one
-// INSERT … SELECT, rather than as arrays of one INSERT … unnest: a
-// version's chunks, its text and layout, and the index entries.
+// copyRows is the number of pending puts from which a flush sends the
+// new keys among them (a version's chunks, its text and layout, the index
+// entries) with COPY straight into evidence_kv, and only the keys stored
+// already (a document record, a superseded version header) as arrays of
+// one INSERT … ON CONFLICT, which is what fewer puts all go by.
 const copyRows = 256
 
 // flushBatch returns a batch that applies the pending writes, clearing
-// them; puts of copyRows or more are copied to the staging table first.
+// them; with copyRows puts or more, the new keys are copied first.
 // Keys go in byte order, which fills the primary key's pages in order.
 func (t *tx) flushBatch() *pgx.Batch {
 	batch := &pgx.Batch{}
@@ -328,12 +323,10 @@ func (t *tx) flushBatch() *pgx.Batch {
 	if len(dk) > 0 {
 		batch.Queue(`DELETE FROM evidence_kv k USING unnest($1::bytea[], $2::bytea[]) AS d(bucket, key) WHERE k.bucket = d.bucket AND k.key = d.key`, db, dk)
 	}
-	switch {
-	case len(pk) >= copyRows:
-		t.stage(pb, pk, pv)
-		batch.Queue(`INSERT INTO evidence_kv (bucket, key, value, rev) SELECT bucket, key, value, (SELECT n + 1 FROM evidence_commits) FROM evidence_stage ON CONFLICT (bucket, key) DO UPDATE SET value = EXCLUDED.value, rev = EXCLUDED.rev`)
-		batch.Queue(`DELETE FROM evidence_stage`)
-	case len(pk) > 0:
+	if len(pk) >= copyRows {
+		pb, pk, pv = t.copyNew(pb, pk, pv)
+	}
+	if len(pk) > 0 {
 		batch.Queue(`INSERT INTO evidence_kv (bucket, key, value, rev) SELECT b, k, v, (SELECT n + 1 FROM evidence_commits) FROM unnest($1::bytea[], $2::bytea[], $3::bytea[]) AS u(b, k, v) ON CONFLICT (bucket, key) DO UPDATE SET value = EXCLUDED.value, rev = EXCLUDED.rev`, pb, pk, pv)
 	}
 	if len(t.seqDirty) > 0 {
@@ -348,30 +341,52 @@ func (t *tx) flushBatch() *pgx.Batch {
 	return batch
 }
 
-// stage copies rows into the session's staging table, a temporary table
-// emptied at every commit, creating it on the connection's first use.
-func (t *tx) stage(b, k, v [][]byte) {
-	pc := t.conn.Conn().PgConn()
-	t.b.mu.Lock()
-	staged := t.b.staged[pc]
-	t.b.mu.Unlock()
-	if !staged && !t.staging {
-		if _, err := t.conn.Exec(bg, `CREATE TEMPORARY TABLE IF NOT EXISTS evidence_stage (bucket bytea NOT NULL, key bytea NOT NULL, value bytea NOT NULL) ON COMMIT DELETE ROWS`); err != nil {
-			t.fault(err)
+// copyNew copies the puts whose keys are not stored yet into evidence_kv
+// with COPY, under the rev the commit will give them, and returns the
+// others. The write lock keeps anyone else from storing those keys
+// between the look and the copy.
+func (t *tx) copyNew(b, k, v [][]byte) (ob, ok, ov [][]byte) {
+	batch := &pgx.Batch{}
+	batch.Queue(`SELECT n + 1 FROM evidence_commits`)
+	batch.Queue(`SELECT u.i FROM unnest($1::bytea[], $2::bytea[]) WITH ORDINALITY AS u(b, k, i) JOIN evidence_kv e ON e.bucket = u.b AND e.key = u.k`, b, k)
+	br := t.conn.SendBatch(bg, batch)
+	var rev int64
+	err := br.QueryRow().Scan(&rev)
+	stored := map[int]bool{}
+	if err == nil {
+		var rows pgx.Rows
+		rows, err = br.Query()
+		if err == nil {
+			var i int64
+			_, err = pgx.ForEachRow(rows, []any{&i}, func() error { stored[int(i)-1] = true; return nil })
 		}
-		t.staging = true
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.fault(err)
+	}
+	for i := range k {
+		if stored[i] {
+			ob, ok, ov = append(ob, b[i]), append(ok, k[i]), append(ov, v[i])
+		}
 	}
 	i := 0
 	src := pgx.CopyFromFunc(func() ([]any, error) {
+		for i < len(k) && stored[i] {
+			i++
+		}
 		if i == len(k) {
 			return nil, nil
 		}
 		i++
-		return []any{b[i-1], k[i-1], v[i-1]}, nil
+		return []any{b[i-1], k[i-1], v[i-1], rev}, nil
 	})
-	if _, err := t.conn.CopyFrom(bg, pgx.Identifier{"evidence_stage"}, []string{"bucket", "key", "value"}, src); err != nil {
+	if _, err := t.conn.CopyFrom(bg, pgx.Identifier{"evidence_kv"}, []string{"bucket", "key", "value", "rev"}, src); err != nil {
 		t.fault(err)
 	}
+	return ob, ok, ov
 }
 
 // flush sends the pending writes now, before a read that the database

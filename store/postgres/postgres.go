@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -59,7 +58,7 @@ func connect(dsn string, opts *store.Options) (*backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: postgres: %s", scrub(err.Error(), dsn))
 	}
-	b := &backend{name: name, dsn: dsn, acquireWait: defaultAcquireWait, known: map[string]bool{}, staged: map[*pgconn.PgConn]bool{}}
+	b := &backend{name: name, dsn: dsn, acquireWait: defaultAcquireWait, known: map[string]bool{}}
 	params := cfg.ConnConfig.RuntimeParams
 	if s, ok := params["pool_acquire_timeout"]; ok {
 		delete(params, "pool_acquire_timeout")
@@ -73,11 +72,6 @@ func connect(dsn string, opts *store.Options) (*backend, error) {
 		params["default_transaction_read_only"] = "on"
 	}
 	b.maxConns = cfg.MaxConns
-	cfg.BeforeClose = func(c *pgx.Conn) {
-		b.mu.Lock()
-		delete(b.staged, c.PgConn())
-		b.mu.Unlock()
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), connectWait)
 	defer cancel()
 	b.pool, err = pgxpool.NewWithConfig(ctx, cfg)
