@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -86,6 +87,9 @@ func (s *pgServer) startReplica() (*pgServer, error) {
 	r := &pgServer{bin: s.bin, as: s.as}
 	var err error
 	if r.dir, err = os.MkdirTemp("", "evidence-pg-replica-"); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(r.dir, "owner"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
 		return nil, err
 	}
 	if r.as != "" {
@@ -183,6 +187,7 @@ func startPostgres() (srv *pgServer, skip string, err error) {
 	if bin == "" {
 		return nil, "PostgreSQL is not installed (no pg_ctl on PATH or in /usr/lib/postgresql/*/bin; Debian: apt-get install postgresql)", nil
 	}
+	reapPostgres()
 	s := &pgServer{bin: bin}
 	if os.Geteuid() == 0 {
 		if _, err := exec.LookPath("runuser"); err != nil {
@@ -194,6 +199,9 @@ func startPostgres() (srv *pgServer, skip string, err error) {
 		s.as = "postgres"
 	}
 	if s.dir, err = os.MkdirTemp("", "evidence-pg-"); err != nil {
+		return nil, "", err
+	}
+	if err := os.WriteFile(filepath.Join(s.dir, "owner"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
 		return nil, "", err
 	}
 	if s.as != "" {
@@ -220,6 +228,47 @@ func startPostgres() (srv *pgServer, skip string, err error) {
 		return nil, "", fmt.Errorf("storetest: the server's pid: %v", err)
 	}
 	return s, "", nil
+}
+
+// reapPostgres stops the servers that test processes which are gone left
+// behind (a test binary that panicked or was killed never stops its
+// server): each directory names its owner's pid, the server its own.
+func reapPostgres() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "evidence-pg-*"))
+	for _, dir := range dirs {
+		b, err := os.ReadFile(filepath.Join(dir, "owner"))
+		if err != nil {
+			continue
+		}
+		owner, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || alive(owner) {
+			continue
+		}
+		srv := &pgServer{dir: dir}
+		if b, err := os.ReadFile(filepath.Join(dir, "data", "postmaster.pid")); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0])); err == nil && serves(pid, dir) {
+				srv.pid = pid
+				if srv.stop() == nil {
+					continue
+				}
+			}
+		}
+		os.RemoveAll(dir)
+	}
+}
+
+// serves reports whether process pid is a PostgreSQL server of dir (its
+// command line names it): a pid the system gave to another process since
+// is left alone.
+func serves(pid int, dir string) bool {
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return err == nil && bytes.Contains(cmdline, []byte(dir))
+}
+
+// alive reports whether process pid exists.
+func alive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	return err == nil && p.Signal(syscall.Signal(0)) == nil
 }
 
 func (s *pgServer) chown(dir string) error {
