@@ -979,6 +979,9 @@ func (s *Server) getSnapshot(w http.ResponseWriter, r *http.Request, c *caller) 
 		w.WriteHeader(http.StatusOK)
 		started = true
 	})
+	if errors.Is(err, store.ErrNoSnapshot) {
+		return errorf(http.StatusNotImplemented, "not_on_this_backend", "this server's store is a PostgreSQL database, not a bbolt file: no snapshot; back it up with pg_dump (docs/postgres.md)")
+	}
 	if err != nil && started {
 		// Too late for an error body: the short Content-Length tells the
 		// client the copy is incomplete.

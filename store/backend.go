@@ -9,8 +9,8 @@ package store
 // answers in key order.
 //
 // The embedded default is bbolt (boltBackend); newMemoryBackend holds a
-// store in memory. Both pass storetest.Conformance, which every backend
-// must.
+// store in memory; store/postgres keeps one in PostgreSQL. All pass
+// storetest.Conformance, which every backend must.
 type Backend interface {
 	// Begin starts a transaction: a read transaction, whose slices are
 	// valid until it ends, or the one write transaction, which the others
@@ -44,6 +44,16 @@ type BackendTx interface {
 	// changed and did not commit; after Commit it does nothing.
 	Rollback() error
 }
+
+// Fault is what a backend whose reads can fail (a database over a
+// network) panics with from a method that has no error to return — Get,
+// a cursor's moves, Sequence —, so that a lost connection never reads as a
+// missing key. The store's guard around every transaction recovers it and
+// returns Err; any other panic is raised again.
+type Fault struct{ Err error }
+
+func (f *Fault) Error() string { return f.Err.Error() }
+func (f *Fault) Unwrap() error { return f.Err }
 
 // Bucket is an ordered map of byte keys to byte values. Writes fail in a
 // read transaction.

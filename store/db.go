@@ -131,6 +131,9 @@ func (db *DB) init(migrating bool) error {
 			return false, fmt.Errorf("%w: %s has format %d and this build writes format %d: run `evidence migrate --db %s` first (it upgrades the file in place, in one transaction; copy the file before if you may go back to an older build); it can be read as it is", ErrFormat, db.path, f, FormatVersion, db.path)
 		}
 		db.format = int(f)
+		if meta.Get(keyCopying) != nil {
+			return false, fmt.Errorf("%w: %s is an unfinished copy (evidence copy stopped before its end): delete it and copy again", ErrCorrupt, db.path)
+		}
 		for _, name := range allBuckets {
 			if tx.Bucket(name) == nil {
 				return false, fmt.Errorf("%w: %s: missing bucket %q", ErrCorrupt, db.path, name)
@@ -289,6 +292,10 @@ func guard(isFile func(any) bool, fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
+			if f, ok := r.(*Fault); ok {
+				err = f.Err
+				return
+			}
 			if !isFile(r) {
 				panic(r)
 			}
@@ -354,7 +361,7 @@ func inStd(fn string) bool {
 // the first byte is written.
 func (db *DB) Snapshot(w io.Writer, size func(int64)) error {
 	if db.bolt == nil {
-		return fmt.Errorf("store: %s: a snapshot is a copy of a bbolt file, and this store has none", db.path)
+		return fmt.Errorf("%w: %s: a snapshot is a copy of a bbolt file, and this store has none", ErrNoSnapshot, db.path)
 	}
 	return db.guard(func() error {
 		return db.bolt.View(func(tx *bolt.Tx) error {

@@ -19,6 +19,13 @@ var (
 	ErrCorrupt = errors.New("store: corrupt")
 	// ErrLocked is returned when another process holds the store open for writing.
 	ErrLocked = errors.New("store: locked by another process")
+	// ErrUnavailable is returned when the database a backend keeps the
+	// store in cannot be reached: down, refusing connections, lost during
+	// a transaction, or every pooled connection busy past the wait.
+	ErrUnavailable = errors.New("store: database unavailable")
+	// ErrNoSnapshot is returned by Snapshot when the store is not a bbolt
+	// file (a PostgreSQL database: back that up with its own tools).
+	ErrNoSnapshot = errors.New("store: no snapshot on this backend")
 	// ErrReadOnly is returned when a write is attempted on a store opened read-only.
 	ErrReadOnly = errors.New("store: opened read-only")
 	// ErrRange is returned when a code-point range falls outside a text.

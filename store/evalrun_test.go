@@ -9,7 +9,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/evidence-rag/evidence/store"
-	"github.com/evidence-rag/evidence/store/storetest"
 )
 
 func evalRuns(t *testing.T, db *store.DB) (ids []string) {
@@ -23,7 +22,7 @@ func evalRuns(t *testing.T, db *store.DB) (ids []string) {
 // TestPutEvalRun: records are kept by id in id (time) order, written once,
 // and must be JSON.
 func TestPutEvalRun(t *testing.T) {
-	db := storetest.Open(t)
+	db := openStore(t)
 	for _, id := range []string{"0198b", "0198a"} {
 		if err := db.PutEvalRun(id, []byte(`{"run_id":"`+id+`"}`)); err != nil {
 			t.Fatal(err)

@@ -13,9 +13,21 @@ import (
 // Bolt returns the underlying bbolt handle.
 func (db *DB) Bolt() *bolt.DB { return db.bolt }
 
-// TxID returns the id of the last committed bbolt transaction.
+// RawView runs fn in a read transaction of the backend, whichever it is:
+// raw buckets, for tests that look under the records.
+func (db *DB) RawView(fn func(BackendTx) error) error {
+	tx, err := db.kv.Begin(false)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return fn(tx)
+}
+
+// TxID returns the id of the last committed transaction (the backend's
+// BackendTx.ID).
 func (db *DB) TxID() (id int) {
-	_ = db.bolt.View(func(tx *bolt.Tx) error { id = tx.ID(); return nil })
+	_ = db.RawView(func(tx BackendTx) error { id = int(tx.ID()); return nil })
 	return id
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 func TestJudgmentRoundTrip(t *testing.T) {
-	db := storetest.Open(t)
+	db := openStore(t)
 	if _, ok, err := db.Judgment([]byte("k1")); ok || err != nil {
 		t.Fatalf("empty store: got ok %v, err %v, want no verdict", ok, err)
 	}

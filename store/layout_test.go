@@ -13,7 +13,7 @@ import (
 // sequence number; the layout read afterwards is the one stored last, not
 // the one cached before the deletion, though of the same length.
 func TestLayoutCacheAfterRestore(t *testing.T) {
-	db := storetest.Open(t)
+	db := openStore(t)
 	nv := storetest.NewVersion("doc", "Page one.\fPage two.", 0)
 	nv.Layout.Sections = []store.Section{{Start: 0, End: nv.Version.TextLen, Path: []string{"Original"}}}
 	layoutOf := func() *store.Layout {

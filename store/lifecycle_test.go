@@ -17,7 +17,7 @@ import (
 // bytes is not; Undelete stores it.
 func TestDeletedStaysDeleted(t *testing.T) {
 	const text = "Submit all expense reports within 14 calendar days."
-	db := storetest.Open(t)
+	db := openStore(t)
 	v1 := storetest.NewVersion("doc", text, 20)
 	v2 := storetest.NewVersionWith("doc", text, 30, "test/rebuilt")
 	put(t, db, v1, store.PutIngested)
@@ -51,7 +51,7 @@ func TestDeletedStaysDeleted(t *testing.T) {
 
 	// A deleted older version whose bytes the current version holds does
 	// not stop a rebuild of the current version.
-	db2 := storetest.Open(t)
+	db2 := openStore(t)
 	a1 := storetest.NewVersion("doc", text, 20)
 	a2 := storetest.NewVersionWith("doc", text, 30, "test/rebuilt")
 	put(t, db2, a1, store.PutIngested)
@@ -137,7 +137,7 @@ func TestPutMetadata(t *testing.T) {
 // before the index (the format 1 fixture) gets it on its first writable
 // open; a read-only open of such a store scans instead.
 func TestVersionsOfSource(t *testing.T) {
-	db := storetest.Open(t)
+	db := openStore(t)
 	a := storetest.NewVersion("a.md", "same bytes", 0)
 	b := storetest.NewVersion("docs/a.md", "same bytes", 0)
 	c := storetest.NewVersion("c.md", "other bytes", 0)

@@ -32,6 +32,14 @@ var jsonBuckets = [][]byte{bucketFailures, bucketTraces, bucketTraceSummaries, b
 // seal, after the text is checked against its recorded BLAKE3 and the
 // index against one built afresh.
 func Migrate(path string, opts *Options) (*MigrateReport, error) {
+	return MigrateWith(path, func(o *Options) (*DB, error) { return Open(path, o) }, opts)
+}
+
+// MigrateWith is Migrate for a store that open opens, named name in
+// messages: a backend other than a bbolt file. open must pass the options
+// it is given on to Open or OpenBackend.
+func MigrateWith(name string, open func(*Options) (*DB, error), opts *Options) (*MigrateReport, error) {
+	path := name
 	o := Options{}
 	if opts != nil {
 		o = *opts
@@ -43,7 +51,7 @@ func Migrate(path string, opts *Options) (*MigrateReport, error) {
 	// that fails it is left exactly as it was.
 	ro := o
 	ro.ReadOnly = true
-	db, err := Open(path, &ro)
+	db, err := open(&ro)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +68,7 @@ func Migrate(path string, opts *Options) (*MigrateReport, error) {
 		return nil, fmt.Errorf("%w: %s: the audit has %d findings (the first: %s); a damaged store is not migrated: repair or rebuild it first", ErrCorrupt, path, len(findings), findings[0])
 	}
 	o.migrating = true
-	if db, err = Open(path, &o); err != nil {
+	if db, err = open(&o); err != nil {
 		return nil, err
 	}
 	defer db.Close()

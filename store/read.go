@@ -91,6 +91,9 @@ func (t *Tx) getKV(bucket int, key []byte) []byte {
 		return t.getKV(bucket, key)
 	}
 	b := t.tx.Bucket(hotBuckets[bucket])
+	if b == nil {
+		return nil // no bucket yet (a read replica that has not replayed the store's making): nothing stored
+	}
 	t.kvBuckets[bucket] = b
 	return b.Get(key)
 }

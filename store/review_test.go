@@ -24,7 +24,7 @@ func reviews(t *testing.T, db *store.DB) (rs []store.Review) {
 }
 
 func TestPutReviews(t *testing.T) {
-	db := storetest.Open(t)
+	db := openStore(t)
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	first := []store.Review{
 		{TraceID: "t2", ClaimID: "c1", Judge: "nli", JudgeLabel: "supported", HumanLabel: "supported", Recorded: at},
@@ -209,7 +209,7 @@ func TestCheckFindsBadReview(t *testing.T) {
 }
 
 func TestForEachTrace(t *testing.T) {
-	db := storetest.Open(t)
+	db := openStore(t)
 	ids := []string{"0003", "0001", "0002", "0005"}
 	for _, id := range ids {
 		if err := db.PutTrace(id, []byte(`{"trace_id":"`+id+`"}`)); err != nil {

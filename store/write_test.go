@@ -61,7 +61,7 @@ func getDocument(t *testing.T, db *store.DB, id string) (d *store.Document) {
 
 func bucketLen(t *testing.T, db *store.DB, name string) (n int) {
 	t.Helper()
-	err := db.Bolt().View(func(tx *bolt.Tx) error {
+	err := db.RawView(func(tx store.BackendTx) error {
 		return tx.Bucket([]byte(name)).ForEach(func(_, _ []byte) error { n++; return nil })
 	})
 	if err != nil {
@@ -142,7 +142,7 @@ func checkContent(t *testing.T, db *store.DB, nv *store.NewVersion) {
 }
 
 func TestPutVersion(t *testing.T) {
-	db := storetest.Open(t)
+	db := openStore(t)
 	nv := storetest.NewVersion("policies/expenses.txt", sampleText, 16)
 	before := time.Now()
 	res := put(t, db, nv, store.PutIngested)
@@ -176,14 +176,14 @@ func TestPutVersion(t *testing.T) {
 }
 
 func TestPutVersionEmptyText(t *testing.T) {
-	db := storetest.Open(t)
+	db := openStore(t)
 	nv := storetest.NewVersion("empty.txt", "", 10)
 	put(t, db, nv, store.PutIngested)
 	checkContent(t, db, nv)
 }
 
 func TestPutUnchanged(t *testing.T) {
-	db := storetest.Open(t)
+	db := openStore(t)
 	put(t, db, storetest.NewVersion("doc", sampleText, 30), store.PutIngested)
 	id := storetest.NewVersion("doc", sampleText, 30).Version.ID
 	docBefore, verBefore, txBefore := getDocument(t, db, "doc"), getVersion(t, db, id), db.TxID()
@@ -207,7 +207,7 @@ func TestPutUnchanged(t *testing.T) {
 }
 
 func TestSupersedeAndRestore(t *testing.T) {
-	db := storetest.Open(t)
+	db := openStore(t)
 	v1 := storetest.NewVersion("doc", sampleText, 20)
 	v2 := storetest.NewVersion("doc", strings.Replace(sampleText, "14 calendar days", "10 working days", 1), 20)
 	put(t, db, v1, store.PutIngested)
@@ -274,7 +274,7 @@ func checkDeleted(t *testing.T, db *store.DB, id string) {
 	})
 	// The content itself is removed from its buckets.
 	seq := getVersion(t, db, id).Seq
-	err := db.Bolt().View(func(tx *bolt.Tx) error {
+	err := db.RawView(func(tx store.BackendTx) error {
 		for _, name := range []string{bucketTexts, bucketLayouts} {
 			if tx.Bucket([]byte(name)).Get(seqKey(seq)) != nil {
 				t.Errorf("bucket %s still holds version %s", name, id)
@@ -299,7 +299,7 @@ func quarantine(nv *store.NewVersion, ordinal int, reason string) *store.NewVers
 }
 
 func TestDeleteDocument(t *testing.T) {
-	db := storetest.Open(t)
+	db := openStore(t)
 	v1 := storetest.NewVersion("doc", sampleText, 25)
 	v2 := quarantine(storetest.NewVersion("doc", sampleText+" More.", 25), 1, "text_mismatch")
 	other := storetest.NewVersion("other", "another document", 5)
@@ -368,7 +368,7 @@ func TestDeleteDocument(t *testing.T) {
 }
 
 func TestDeleteVersion(t *testing.T) {
-	db := storetest.Open(t)
+	db := openStore(t)
 	var nvs []*store.NewVersion
 	for i := range 3 {
 		nv := storetest.NewVersion("doc", sampleText+strings.Repeat("!", i), 40)
@@ -414,7 +414,7 @@ func TestDeleteVersion(t *testing.T) {
 }
 
 func TestDeleteNotFound(t *testing.T) {
-	db := storetest.Open(t)
+	db := openStore(t)
 	nv := storetest.NewVersion("doc", "text", 0)
 	put(t, db, nv, store.PutIngested)
 	other := storetest.NewVersion("other", "text", 0)
@@ -438,7 +438,7 @@ func TestDeleteNotFound(t *testing.T) {
 }
 
 func TestQuarantined(t *testing.T) {
-	db := storetest.Open(t)
+	db := openStore(t)
 	a := quarantine(quarantine(storetest.NewVersion("a", sampleText, 10), 1, "text_mismatch"), 3, "page_mismatch")
 	b := storetest.NewVersion("b", "clean document with no quarantine", 10)
 	c := quarantine(storetest.NewVersion("c", "third document, one bad chunk", 10), 0, "out_of_range")
@@ -511,7 +511,7 @@ func TestPutVersionsAtomic(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			db := storetest.Open(t)
+			db := openStore(t)
 			txBefore := db.TxID()
 			res, err := db.PutVersions([]*store.NewVersion{good(), tt.bad()})
 			if err == nil || res != nil {
@@ -544,7 +544,7 @@ func TestPutVersionsAtomic(t *testing.T) {
 }
 
 func TestPutVersionsBatch(t *testing.T) {
-	db := storetest.Open(t)
+	db := openStore(t)
 	a1 := storetest.NewVersion("a", "first text of a", 4)
 	put(t, db, a1, store.PutIngested)
 	a2 := storetest.NewVersion("a", "second text of a", 4)
@@ -575,7 +575,7 @@ func failures(t *testing.T, db *store.DB) (fs []store.Failure) {
 }
 
 func TestFailures(t *testing.T) {
-	db := storetest.Open(t)
+	db := openStore(t)
 	now := time.Now().UTC().Truncate(time.Second)
 	fx := store.Failure{Path: "in/x.pdf", DocumentID: "x.pdf", Reason: "encrypted", Error: "pdf: encrypted", Time: now}
 	fy := store.Failure{Path: "in/y.bin", DocumentID: "y.bin", Reason: "binary", Error: "not text", Time: now}
@@ -598,7 +598,7 @@ func TestFailures(t *testing.T) {
 // (say, unreadable for a while), then read again with the same bytes is
 // ingested successfully: its failure record must go.
 func TestFailureClearedByUnchangedIngest(t *testing.T) {
-	db := storetest.Open(t)
+	db := openStore(t)
 	put(t, db, storetest.NewVersion("z.txt", "stable text", 0), store.PutIngested)
 	if err := db.PutFailure(&store.Failure{Path: "z.txt", DocumentID: "z.txt", Reason: "unreadable"}); err != nil {
 		t.Fatal(err)
@@ -610,7 +610,7 @@ func TestFailureClearedByUnchangedIngest(t *testing.T) {
 }
 
 func TestACL(t *testing.T) {
-	db := storetest.Open(t)
+	db := openStore(t)
 	withACL := func(acl []string) *store.NewVersion {
 		nv := storetest.NewVersion("doc", sampleText, 0)
 		nv.ACL = acl

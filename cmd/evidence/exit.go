@@ -20,6 +20,7 @@ const (
 	exitNotFound = 5 // no such document, version, chunk or trace
 	exitLocked   = 6 // another process holds the store
 	exitDamaged  = 7 // the store is damaged, foreign, or of an unknown format
+	exitNoDB     = 8 // the store's database cannot be reached (down, connection lost, pool exhausted)
 )
 
 const exitHelp = `Exit codes:
@@ -35,6 +36,8 @@ const exitHelp = `Exit codes:
   5  not found: no such document, version, chunk or trace (resolve, rebuild, quarantine show too)
   6  the store is locked by another process
   7  the store is damaged, not an evidence store, or of an unknown format
+  8  the store's database (PostgreSQL) cannot be reached: down, refusing, connection lost, or
+     every pooled connection busy
 `
 
 // usageError marks errors in the command line itself.
@@ -69,6 +72,8 @@ func exitCode(err error) int {
 		return exitNotFound
 	case errors.Is(err, store.ErrLocked):
 		return exitLocked
+	case errors.Is(err, store.ErrUnavailable):
+		return exitNoDB
 	case errors.Is(err, store.ErrCorrupt), errors.Is(err, store.ErrNotStore), errors.Is(err, store.ErrFormat):
 		return exitDamaged
 	}

@@ -138,8 +138,8 @@ func openForBatch(o *options, dryRun bool) (*store.DB, func(), error) {
 		}
 		return db, func() { db.Close() }, nil
 	}
-	if _, err := os.Stat(o.db); err == nil {
-		db, err := store.Open(o.db, &store.Options{ReadOnly: true})
+	if !o.dbMissing() {
+		db, err := o.openStore(true)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -246,7 +246,7 @@ func printSummary(o *options, sum *ingest.Summary, took time.Duration, noun stri
 	}
 	o.printf("; %s, %d quarantined; %.1f MB in %s\n", plural(sum.Chunks, "chunk"), sum.Quarantined, mb, took.Round(time.Millisecond))
 	if sum.DryRun {
-		target := o.db
+		target := o.dbName()
 		if o.writeServer != "" {
 			target = "the store of " + o.writeServer
 		}

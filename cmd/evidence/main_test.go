@@ -13,6 +13,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/evidence-rag/evidence/corpus"
+	"github.com/evidence-rag/evidence/store/storetest"
 )
 
 func TestMain(m *testing.M) {
@@ -21,7 +22,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("EVIDENCE_TEST_AS_EVIDENCE") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	testscript.Main(m, map[string]func(){
+	testscript.Main(storetest.WithPostgres(m), map[string]func(){
 		"evidence": func() { os.Exit(runWith(os.Args[1:], os.Stdout, os.Stderr, testWorker)) },
 	})
 }

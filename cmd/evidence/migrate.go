@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/evidence-rag/evidence/store"
+	"github.com/evidence-rag/evidence/store/postgres"
 )
 
 func newMigrateCommand(o *options) *cobra.Command {
@@ -22,9 +23,16 @@ build writes (docs/store-format.md#format-versions). A store of an older format 
 build as it is, but not written: ingest, serve and the other writing commands refuse it and name this
 command. The store must audit clean first; a damaged one is left as it was (exit 7). A crash or a full
 disk during the migration leaves the old store. An older build cannot open the migrated store: copy the
-file first if you may go back.`, store.FormatVersion),
+file first if you may go back.
+
+With a postgres:// --db it brings the database to this build's schema (schema %d, docs/postgres.md), each
+step in one transaction, and makes a new store in an empty database: run it once before the first ingest,
+and after installing a build with a newer schema. A database of a newer schema is refused (exit 7).`, store.FormatVersion, postgres.SchemaVersion()),
 		Args: argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if postgres.IsDSN(o.db) {
+				return migratePostgres(o)
+			}
 			if _, err := os.Stat(o.db); errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("%w: no store at %s (set --db)", store.ErrNotFound, o.db)
 			}
@@ -54,4 +62,22 @@ file first if you may go back.`, store.FormatVersion),
 			return nil
 		},
 	}
+}
+
+// migratePostgres applies the schema migrations to the database at --db.
+func migratePostgres(o *options) error {
+	rep, err := postgres.Migrate(o.db)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		return o.emit(map[string]any{"db": o.dbName(), "from_schema": rep.From, "to_schema": rep.To,
+			"from_format": rep.Store.From, "to_format": rep.Store.To})
+	}
+	if rep.From == rep.To {
+		o.printf("%s has schema %d already (store format %d): nothing to do\n", o.dbName(), rep.To, rep.Store.To)
+		return nil
+	}
+	o.printf("migrated %s from schema %d to %d (store format %d)\n", o.dbName(), rep.From, rep.To, rep.Store.To)
+	return nil
 }

@@ -216,7 +216,7 @@ others are stored, and the exit code is then 3 (1 when no line could be recorded
 			}
 			// Reviews name stored traces: a store that does not exist
 			// holds none, and recording must not create one.
-			if _, err := os.Stat(o.db); errors.Is(err, os.ErrNotExist) {
+			if o.dbMissing() {
 				return fmt.Errorf("%w: no store at %s (set --db to the store the sample was drawn from)", store.ErrNotFound, o.db)
 			}
 			db, err := o.openStore(false)

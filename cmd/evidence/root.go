@@ -12,11 +12,13 @@ import (
 
 	"github.com/evidence-rag/evidence/ingest"
 	"github.com/evidence-rag/evidence/store"
+	"github.com/evidence-rag/evidence/store/postgres"
 )
 
 // options are the global flags and the output streams, shared by every command.
 type options struct {
 	db     string
+	dbRead string // a read replica of a PostgreSQL --db (--db-read)
 	json   bool
 	stdout io.Writer
 	stderr io.Writer
@@ -33,17 +35,48 @@ type options struct {
 
 // openStore opens the store for writing, or read-only for commands that
 // only read (so they work beside a process that holds the write lock).
+// A postgres:// or postgresql:// --db is a PostgreSQL database
+// (docs/postgres.md); anything else is a bbolt file.
 func (o *options) openStore(readOnly bool) (*store.DB, error) {
 	if readOnly && o.snapshotServer != "" {
 		return openSnapshot(o.snapshotServer)
 	}
+	if o.dbRead != "" {
+		if !postgres.IsDSN(o.db) || !postgres.IsDSN(o.dbRead) {
+			return nil, usagef("--db-read is a postgres:// URL of a read replica of the PostgreSQL database --db names")
+		}
+		return postgres.OpenWithReplica(o.db, o.dbRead, &store.Options{ReadOnly: readOnly})
+	}
+	return openNamed(o.db, readOnly)
+}
+
+// openNamed opens the store at name: a PostgreSQL database for a
+// postgres:// URL, else a bbolt file, which a read-only open does not
+// create.
+func openNamed(name string, readOnly bool) (*store.DB, error) {
+	if postgres.IsDSN(name) {
+		return postgres.Open(name, &store.Options{ReadOnly: readOnly})
+	}
 	if readOnly {
-		if _, err := os.Stat(o.db); errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%w: no store at %s (ingest something first, or set --db)", store.ErrNotFound, o.db)
+		if _, err := os.Stat(name); errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w: no store at %s (ingest something first, or set --db)", store.ErrNotFound, name)
 		}
 	}
-	return store.Open(o.db, &store.Options{ReadOnly: readOnly})
+	return store.Open(name, &store.Options{ReadOnly: readOnly})
 }
+
+// dbMissing reports whether --db names a store file that does not exist
+// (a database is never missing: opening it says what is wrong).
+func (o *options) dbMissing() bool {
+	if postgres.IsDSN(o.db) {
+		return false
+	}
+	_, err := os.Stat(o.db)
+	return errors.Is(err, os.ErrNotExist)
+}
+
+// dbName is --db as messages name it: a DSN without its password.
+func (o *options) dbName() string { return postgres.Redact(o.db) }
 
 // emit writes v as indented JSON.
 func (o *options) emit(v any) error {
@@ -79,7 +112,8 @@ Offsets are half-open ranges of Unicode code points into a version's canonical t
 	if def == "" {
 		def = "./evidence.db"
 	}
-	root.PersistentFlags().StringVar(&o.db, "db", def, "store file (env EVIDENCE_DB)")
+	root.PersistentFlags().StringVar(&o.db, "db", def, "store file, or a postgres:// URL of a PostgreSQL database (env EVIDENCE_DB; docs/postgres.md)")
+	root.PersistentFlags().StringVar(&o.dbRead, "db-read", os.Getenv("EVIDENCE_DB_READ"), "a postgres:// URL of a streaming replica of --db that read transactions use (env EVIDENCE_DB_READ; docs/postgres.md#read-replicas)")
 	root.PersistentFlags().BoolVar(&o.json, "json", false, "write JSON (field names of docs/contract.md)")
 	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitHelp)
 	root.AddCommand(
@@ -95,6 +129,7 @@ Offsets are half-open ranges of Unicode code points into a version's canonical t
 		newDeleteCommand(o),
 		newAuditCommand(o),
 		newMigrateCommand(o),
+		newCopyCommand(o),
 		newVerifyCommand(o),
 		newPolicyCommand(o),
 		newTraceCommand(o),
