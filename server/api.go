@@ -202,10 +202,12 @@ func (s *Server) handle(pattern string, need access, h handlerFunc) {
 					return // the client stopped reading or went away mid-answer: its request line says what was sent
 				}
 				s.log.Printf("%s %s: %v", r.Method, pattern, err)
-				he = errorf(http.StatusInternalServerError, "internal", "internal error")
-				if reason := store.CorruptReason(err); reason != "" {
-					he.message, he.reason = "the store failed a consistency check ("+reason+"); nothing was served", reason
-					s.metrics.corrupt.WithLabelValues(reason).Inc()
+				he = storeError(err)
+				if he.reason != "" {
+					s.metrics.corrupt.WithLabelValues(he.reason).Inc()
+				}
+				if he.status == http.StatusServiceUnavailable {
+					hdr.Set("Retry-After", strconv.Itoa(retryAfter))
 				}
 			}
 			errCode = he.code
@@ -442,6 +444,21 @@ func decodeStrict(b []byte, v any) error {
 		return errorf(http.StatusBadRequest, "bad_request", "malformed JSON: trailing data after the object")
 	}
 	return nil
+}
+
+// storeError is the answer to an error no handler turned into one: 503
+// when the store's database is unavailable (down, or its pool busy past
+// its wait: the request may succeed later, and nothing about it was
+// wrong), 500 with the reason when stored bytes failed a check, else 500.
+func storeError(err error) *httpError {
+	if errors.Is(err, store.ErrUnavailable) {
+		return errorf(http.StatusServiceUnavailable, "unavailable", "the store's database is unavailable; retry later")
+	}
+	he := errorf(http.StatusInternalServerError, "internal", "internal error")
+	if reason := store.CorruptReason(err); reason != "" {
+		he.message, he.reason = "the store failed a consistency check ("+reason+"); nothing was served", reason
+	}
+	return he
 }
 
 // resolutionStatus maps a resolution's status to the HTTP status of a
