@@ -12,6 +12,8 @@
 #   SERVE_FLAGS='--max-in-flight 32' corpus/load-test.sh
 #   SCENARIOS='rate overload' corpus/load-test.sh   # some of: rate overload stall async
 #   CAPACITY_RESOLVE=9000 CAPACITY_VERIFY=6000 corpus/load-test.sh   # skip the capacity search
+#   SERVER_CPUS=0 LOADGEN_CPUS=1 corpus/load-test.sh   # pin each to its own core (taskset), so that
+#             the load generator does not take the server's CPU: on 2 cores it uses as much as the server
 #
 # It builds bin/evidence (unless BIN is set) and corpus/loadgen, ingests
 # corpus/sample and ../shared/corpus/text (when present) into a temporary
@@ -86,7 +88,7 @@ jq -s '[.[] | select(.text | length > 120)] | [range(0; 10) as $i | .[($i * (len
 start_server() {
   echo "== serve on $ADDR ${SERVE_FLAGS:-} $*"
   # shellcheck disable=SC2086
-  "$BIN" --db "$work/e.db" serve --addr "$ADDR" ${SERVE_FLAGS:-} "$@" 2>"$work/serve.log" &
+  ${SERVER_CPUS:+taskset -c "$SERVER_CPUS"} "$BIN" --db "$work/e.db" serve --addr "$ADDR" ${SERVE_FLAGS:-} "$@" 2>"$work/serve.log" &
   server_pid=$!
   for _ in $(seq 50); do curl -fs "$URL/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
   curl -fs "$URL/healthz" >/dev/null || { cat "$work/serve.log"; exit 1; }
@@ -94,7 +96,7 @@ start_server() {
 stop_server() {
   kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=
 }
-lg() { "$work/loadgen" -pid "$server_pid" "$@" "$URL"; }
+lg() { ${LOADGEN_CPUS:+taskset -c "$LOADGEN_CPUS"} "$work/loadgen" -pid "$server_pid" "$@" "$URL"; }
 resolve=(-ids "$work/ids.txt")
 verify=(-body "$work/verify.json" -path "/v1/verify?trace=false")
 
