@@ -12,6 +12,8 @@
 #   SERVE_FLAGS='--max-in-flight 32' corpus/load-test.sh
 #   SCENARIOS='rate overload' corpus/load-test.sh   # some of: rate overload stall async
 #   CAPACITY_RESOLVE=9000 CAPACITY_VERIFY=6000 corpus/load-test.sh   # skip the capacity search
+#   SLOW_PROBE=30ms SCENARIOS=stall corpus/load-test.sh   # print each health probe slower than 30 ms
+#             with where its time went (connect, request written, first byte)
 #   SERVER_CPUS=0 LOADGEN_CPUS=1 corpus/load-test.sh   # pin each to its own core (taskset), so that
 #             the load generator does not take the server's CPU: on 2 cores it uses as much as the server
 #
@@ -96,7 +98,7 @@ start_server() {
 stop_server() {
   kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=
 }
-lg() { ${LOADGEN_CPUS:+taskset -c "$LOADGEN_CPUS"} "$work/loadgen" -pid "$server_pid" "$@" "$URL"; }
+lg() { ${LOADGEN_CPUS:+taskset -c "$LOADGEN_CPUS"} "$work/loadgen" -pid "$server_pid" ${SLOW_PROBE:+-slow-probe "$SLOW_PROBE"} "$@" "$URL"; }
 resolve=(-ids "$work/ids.txt")
 verify=(-body "$work/verify.json" -path "/v1/verify?trace=false")
 
