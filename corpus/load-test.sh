@@ -12,6 +12,7 @@
 #   SERVE_FLAGS='--max-in-flight 32' corpus/load-test.sh
 #   SCENARIOS='rate overload' corpus/load-test.sh   # some of: rate overload stall async
 #   CAPACITY_RESOLVE=9000 CAPACITY_VERIFY=6000 corpus/load-test.sh   # skip the capacity search
+#   SERVE_LOG=/tmp/serve.log GODEBUG=gctrace=1 corpus/load-test.sh   # keep the servers' stderr
 #   SLOW_PROBE=30ms SCENARIOS=stall corpus/load-test.sh   # print each health probe slower than 30 ms
 #             with where its time went (connect, request written, first byte)
 #   SERVER_CPUS=0 LOADGEN_CPUS=1 corpus/load-test.sh   # pin each to its own core (taskset), so that
@@ -90,7 +91,7 @@ jq -s '[.[] | select(.text | length > 120)] | [range(0; 10) as $i | .[($i * (len
 start_server() {
   echo "== serve on $ADDR ${SERVE_FLAGS:-} $*"
   # shellcheck disable=SC2086
-  ${SERVER_CPUS:+taskset -c "$SERVER_CPUS"} "$BIN" --db "$work/e.db" serve --addr "$ADDR" ${SERVE_FLAGS:-} "$@" 2>"$work/serve.log" &
+  ${SERVER_CPUS:+taskset -c "$SERVER_CPUS"} "$BIN" --db "$work/e.db" serve --addr "$ADDR" ${SERVE_FLAGS:-} "$@" 2>>"${SERVE_LOG:-$work/serve.log}" &
   server_pid=$!
   for _ in $(seq 50); do curl -fs "$URL/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
   curl -fs "$URL/healthz" >/dev/null || { cat "$work/serve.log"; exit 1; }
