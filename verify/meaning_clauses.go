@@ -54,12 +54,19 @@ func (m *meaningScanner) deniedOnly(res *meaningResult, negText *mtext, negClaus
 	if !ok {
 		return false
 	}
+	// "{1-5} instead of {1,2,3,4,5}" against "{1-5} can replace
+	// {1,2,3,4,5}": the other side says the same displacement in a word
+	// of its own.
+	if w := negText.toks[k].w; (w == "instead" || w == "rather") && other.substitutes(otherClause) {
+		return true
+	}
 	claimWords, evWords := negWords, otherWords
 	if negText != &m.claim {
 		claimWords, evWords = otherWords, negWords
 	}
 	denied, _ := negText.denies(k, negClause, other, otherClause)
-	onHead := (denied == k || denied == negText.head(k, negClause)) && !negText.comparisonAfter(k, negClause)
+	onHead := (denied == k || denied == negText.head(k, negClause)) && !negText.comparisonAfter(k, negClause) &&
+		!conditionalDenial(negText, k, negClause, other, otherClause)
 	m.polarityFinding(res, negText, negClause, other, otherClause, onHead, claimWords, evWords)
 	return true
 }
@@ -113,7 +120,7 @@ func (m *meaningScanner) swappedDenial(res *meaningResult, c *mclause, kc int, e
 		return
 	}
 	if _, _, ok2 := m.deniedPlainly(et, e, ke, &m.claim, c); ok2 {
-		m.polarityFinding(res, &m.claim, c, et, e, dc == m.claim.head(kc, c), cw, ew)
+		m.polarityFinding(res, &m.claim, c, et, e, dc == m.claim.head(kc, c) && !conditionalDenial(&m.claim, kc, c, et, e), cw, ew)
 	}
 }
 
@@ -904,6 +911,58 @@ func (t *mtext) breakBetween(from, to int) bool {
 	for k := from; k < to && k < len(t.toks); k++ {
 		if t.toks[k].brk >= brkClause {
 			return true
+		}
+	}
+	return false
+}
+
+// substitutes reports whether clause c holds a word of displacement
+// ("replace", "substitute", "supersede"), which says what "instead of"
+// and "rather than" say.
+func (t *mtext) substitutes(c *mclause) bool {
+	for k := c.from; k < c.to; k++ {
+		if lex.substitutions[t.toks[k].w] {
+			return true
+		}
+	}
+	return false
+}
+
+// conditionalDenial reports whether negator k is followed by "without"
+// in its segment, where the other side has none: the two turn the denial
+// into a condition ("must not write … without coordination": writes need
+// it), which the words alone cannot line up with the other side's
+// ("uncoordinated write access … must not be done").
+func conditionalDenial(negText *mtext, k int, negClause *mclause, other *mtext, otherClause *mclause) bool {
+	return negText.withoutAfter(k, negClause) && !other.holdsWithout(otherClause)
+}
+
+// withoutAfter reports whether the segment of clause c holds "without"
+// after negator k (clauses part at "and", the condition may be past it).
+func (t *mtext) withoutAfter(k int, c *mclause) bool {
+	end := c.to
+	for i := range t.clauses {
+		if t.clauses[i].segment == c.segment {
+			end = max(end, t.clauses[i].to)
+		}
+	}
+	for j := k + 1; j < end; j++ {
+		if t.toks[j].w == "without" {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsWithout reports whether the segment of clause c holds "without".
+func (t *mtext) holdsWithout(c *mclause) bool {
+	for i := range t.clauses {
+		if e := &t.clauses[i]; e.segment == c.segment {
+			for j := e.from; j < e.to; j++ {
+				if t.toks[j].w == "without" {
+					return true
+				}
+			}
 		}
 	}
 	return false

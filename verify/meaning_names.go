@@ -169,8 +169,13 @@ func containsFold(s, w string) bool {
 	}
 	// "within =chapter" holds "within=chapter": a PDF's spacing around an
 	// equals sign is no other setting.
-	if strings.Contains(w, "=") {
-		return strings.Contains(strings.ToLower(strings.NewReplacer(" =", "=", "= ", "=").Replace(s)), strings.ToLower(w))
+	if strings.Contains(w, "=") && strings.Contains(strings.ToLower(strings.NewReplacer(" =", "=", "= ", "=").Replace(s)), strings.ToLower(w)) {
+		return true
+	}
+	// "unwind protect" holds "unwind_protect": a PDF's font may draw the
+	// underscore as a gap, which its text keeps as a space.
+	if strings.Contains(w, "_") {
+		return strings.Contains(strings.ToLower(s), strings.ToLower(strings.ReplaceAll(w, "_", " ")))
 	}
 	return false
 }

@@ -39,6 +39,7 @@ type meaningWords struct {
 	OpenComplements    []string              `json:"open_complements"`
 	ScopeConjunctions  []string              `json:"scope_conjunctions"`
 	Antonyms           [][2][]string         `json:"antonyms"`
+	Substitutions      []string              `json:"substitutions"`
 }
 
 // Phrase kinds; a phrase's value says which bound, period, trend or modal.
@@ -110,6 +111,9 @@ type lexicon struct {
 	table        wordTable           // words, for the scanner's lookups
 	maxWord      int                 // bytes of the lexicon's longest word
 	antonyms     map[string][]string // stem -> the stems of its opposites
+	// substitutions are words of displacement ("replaces"), as written
+	// (lower case): what "instead of" says in a word.
+	substitutions map[string]bool
 }
 
 // wordTable is an open-addressing table of the lexicon's words keyed by
@@ -255,6 +259,10 @@ func parseLexicon(b []byte) (*lexicon, error) {
 	}
 	for w, base := range l.irregular {
 		word(w).irregular = base
+	}
+	l.substitutions = map[string]bool{}
+	for _, w := range w.Substitutions {
+		l.substitutions[w] = true
 	}
 	l.antonyms = map[string][]string{}
 	for _, pair := range w.Antonyms {
