@@ -180,6 +180,10 @@ func TestCheckFigures(t *testing.T) {
 		{name: "a standard's number is no year", claim: "headers are encoded with RFC 2047, and", span: "uses RFC 2047 encoding for headers"},
 		{name: "a standard's number changed", claim: "headers are encoded with RFC 2048, and", span: "uses RFC 2047 encoding for headers",
 			missing: []string{"number=2048"}},
+		{name: "a year the evidence's words read as a number", claim: "LaTeX2e came out in 1994, and it added concepts.",
+			span: "LATEX 2ε was released in 1994 and added a number of then-new concepts"},
+		{name: "a year the evidence reads as a number, changed", claim: "LaTeX2e came out in 1995, and it added concepts.",
+			span: "LATEX 2ε was released in 1994 and added a number of then-new concepts", missing: []string{"year=1995"}},
 		{name: "a fiscal year stays a year", claim: "revenue rose in FY 2024.", span: "revenue rose in FY 2023",
 			missing: []string{"year=2024"}, contradicted: true},
 

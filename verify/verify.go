@@ -553,7 +553,7 @@ func checkFigures(claim, evidence []Figure) (missing []Figure, contradicted bool
 	inEvidence, inClaim := figureSet(evidence), figureSet(claim)
 	for i, f := range claim {
 		// An earlier equal figure of the claim has been judged already.
-		if inEvidence(f) || earlierFigure(claim, i) || countedAs(f, evidence) || f.Spelled && !spelledJudged(f, evidence) {
+		if inEvidence(f) || earlierFigure(claim, i) || countedAs(f, evidence) || yearAsNumber(f, evidence) || f.Spelled && !spelledJudged(f, evidence) {
 			continue
 		}
 		missing = append(missing, f)
@@ -568,6 +568,22 @@ func checkFigures(claim, evidence []Figure) (missing []Figure, contradicted bool
 		}
 	}
 	return missing, contradicted
+}
+
+// yearAsNumber reports whether the claim's year is a bare number of the
+// evidence, or its bare number a year there: the words after it decide
+// which the scanner reads ("came out in 1994, and" is a year, "was
+// released in 1994 and added" a number), not what it is.
+func yearAsNumber(f Figure, evidence []Figure) bool {
+	if f.Kind != "year" && f.Kind != "number" {
+		return false
+	}
+	for _, e := range evidence {
+		if e.Value == f.Value && e.Kind != f.Kind && (e.Kind == "year" || e.Kind == "number") {
+			return true
+		}
+	}
+	return false
 }
 
 // countedAs reports whether the evidence states the claim's bare number or

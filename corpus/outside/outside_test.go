@@ -54,7 +54,7 @@ const maxFalseBlocksHeldout3 = 1
 // maxFalseBlocksHeldout4 is the same bound for heldout4.jsonl, a fourth
 // held-out set written by another outside tester; to be set from its first
 // run (README.md).
-const maxFalseBlocksHeldout4 = 5
+const maxFalseBlocksHeldout4 = 4
 
 // maxFalseBlocksHeldout5 is the same bound for heldout5.jsonl, a fifth
 // held-out set written by another outside tester; to be set from its first
@@ -65,6 +65,12 @@ const maxFalseBlocksHeldout5 = 4
 // held-out set written by another outside tester: 3 at its first run, 0
 // since the fixes it showed (README.md).
 const maxFalseBlocksHeldout6 = 0
+
+// maxFalseBlocksHeldout7 is the same bound for heldout7.jsonl, a seventh
+// held-out set written by another outside tester: 10 at its first run, 1
+// since the fixes it showed (x064, whose cited chunk lacks the file the
+// claim names; README.md).
+const maxFalseBlocksHeldout7 = 1
 
 func readCases(t *testing.T, file string) []outsideCase {
 	t.Helper()
@@ -150,6 +156,12 @@ func TestOutsideHeldout5(t *testing.T) {
 // maxFalseBlocksHeldout6.
 func TestOutsideHeldout6(t *testing.T) {
 	runOutside(t, "heldout6.jsonl", maxFalseBlocksHeldout6)
+}
+
+// TestOutsideHeldout7 is TestOutside on heldout7.jsonl, bounded by
+// maxFalseBlocksHeldout7.
+func TestOutsideHeldout7(t *testing.T) {
+	runOutside(t, "heldout7.jsonl", maxFalseBlocksHeldout7)
 }
 
 // runOutside verifies the cases of file and fails when more correct claims
