@@ -17,6 +17,8 @@
 #             with where its time went (connect, request written, first byte)
 #   SERVER_CPUS=0 LOADGEN_CPUS=1 corpus/load-test.sh   # pin each to its own core (taskset), so that
 #             the load generator does not take the server's CPU: on 2 cores it uses as much as the server
+#   CONNS=64 corpus/load-test.sh   # the client's pool of keep-alive connections (default 256); CONNS=0
+#             opens a connection for every request outstanding (net/http's client, the model before)
 #
 # It builds bin/evidence (unless BIN is set) and corpus/loadgen, ingests
 # corpus/sample and ../shared/corpus/text (when present) into a temporary
@@ -99,7 +101,7 @@ start_server() {
 stop_server() {
   kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=
 }
-lg() { ${LOADGEN_CPUS:+taskset -c "$LOADGEN_CPUS"} "$work/loadgen" -pid "$server_pid" ${SLOW_PROBE:+-slow-probe "$SLOW_PROBE"} "$@" "$URL"; }
+lg() { ${LOADGEN_CPUS:+taskset -c "$LOADGEN_CPUS"} "$work/loadgen" -pid "$server_pid" -conns "${CONNS:-256}" ${SLOW_PROBE:+-slow-probe "$SLOW_PROBE"} "$@" "$URL"; }
 resolve=(-ids "$work/ids.txt")
 verify=(-body "$work/verify.json" -path "/v1/verify?trace=false")
 

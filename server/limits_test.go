@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -141,6 +142,70 @@ func TestServeShedsLoad(t *testing.T) {
 	if got := testutil.ToFloat64(e.srv.metrics.requests.WithLabelValues("GET /v1/chunks/{chunk_id}", "503")); got != 2 {
 		t.Errorf("evidence_http_requests_total{code=503} = %v, want 2", got)
 	}
+	// A shed request has no request line of its own: the sheds are one
+	// "requests shed" line a second.
+	waitFor(t, "the api slot to be given back", func() bool { return len(api.slots) == 0 })
+	if log := e.log.String(); strings.Contains(log, "status=503") || !strings.Contains(log, "status=200") {
+		t.Errorf("request lines: want the 200s and no 503, got\n%s", log)
+	}
+	e.srv.logSheds()
+	e.srv.logSheds() // nothing shed since: no second line
+	if log := e.log.String(); strings.Count(log, `msg="requests shed"`) != 1 || !strings.Contains(log, `msg="requests shed" shed=2 total=2`) {
+		t.Errorf("want one line counting the 2 sheds, got\n%s", log)
+	}
+}
+
+// TestLaneShedsWhatItCannotServeInTime: a request that finds the slots
+// taken waits only when the queue, at the rate slots have been given back
+// while requests waited, moves fast enough to reach it within the queue
+// timeout; otherwise it is refused at once, not after waiting that long.
+// Slots given back while nothing waits do not change that rate.
+func TestLaneShedsWhatItCannotServeInTime(t *testing.T) {
+	e := newTestEnv(t, false)
+	l := newLane("test", 1, 8, 250*time.Millisecond, e.srv.metrics)
+	ctx := context.Background()
+	for range 3 { // slots taken and given back with nothing waiting
+		if err := l.acquire(ctx); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+		l.releaseQueued()
+	}
+	if d := l.drain.Load(); d != 0 {
+		t.Fatalf("drain after releases nobody waited for: %s, want none yet", time.Duration(d))
+	}
+	// The queue has moved a slot every 100 ms: the second in the queue is
+	// reached in 200 ms, within the queue timeout of 250 ms; the third
+	// would wait 300 ms, and is refused at once.
+	l.drain.Store(int64(100 * time.Millisecond))
+	if err := l.acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 2)
+	for n := 1; n <= 2; n++ {
+		go func() { waited <- l.acquire(ctx) }()
+		waitFor(t, fmt.Sprintf("%d waiting", n), func() bool { return l.queued.Load() == int64(n) })
+	}
+	start := time.Now()
+	if err := l.acquire(ctx); !errors.Is(err, errShed) || time.Since(start) > 100*time.Millisecond {
+		t.Fatalf("third in the queue: got %v after %s, want refused at once", err, time.Since(start))
+	}
+	if got := testutil.ToFloat64(e.srv.metrics.shed.WithLabelValues("test", "queue_full")); got != 1 {
+		t.Errorf("shed queue_full = %v, want 1", got)
+	}
+	// The two that wait are served as slots are given back, and those
+	// releases, with requests waiting, are what the rate learns from.
+	for range 2 {
+		time.Sleep(10 * time.Millisecond)
+		l.releaseQueued()
+		if err := <-waited; err != nil {
+			t.Fatalf("a waiting request: %v, want a slot", err)
+		}
+	}
+	if d := time.Duration(l.drain.Load()); d >= 100*time.Millisecond || d <= 0 {
+		t.Errorf("drain after two releases 10 ms apart with requests waiting: %s, want it moved below 100 ms", d)
+	}
+	l.releaseQueued()
 }
 
 // TestServeConnectionLimit: at the connection limit a new connection closes

@@ -98,3 +98,16 @@ func (s *Server) logRequest(r *http.Request, route string, c *caller, sw *status
 	}
 	s.logger.LogAttrs(r.Context(), level, "request", attrs...)
 }
+
+// logSheds writes one line, "requests shed", with the number of requests
+// the lanes shed since the last such line, when there were any; Serve
+// calls it each second. A shed request has no request line of its own:
+// at twice the server's capacity half the requests are shed, and a line
+// for each (slog's formatting and a write to stderr) took a tenth of the
+// CPU that answering them left to the requests admitted. Each shed is
+// counted in the metrics as every request is.
+func (s *Server) logSheds() {
+	if n := s.shedUnlogged.Swap(0); n > 0 {
+		s.logger.Warn("requests shed", "shed", n, "total", s.shed.Load())
+	}
+}

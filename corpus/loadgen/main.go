@@ -59,6 +59,7 @@ type config struct {
 	duration       time.Duration
 	timeout        time.Duration
 	maxOutstanding int
+	conns          int      // keep-alive connections requests share; 0: one per outstanding request
 	ids            []string // GET /v1/chunks/{id}, one drawn at random a request
 	body           []byte   // POST body (with -body)
 	path           string
@@ -88,6 +89,7 @@ func run(args []string, stdout io.Writer) error {
 	fs.DurationVar(&c.duration, "duration", 10*time.Second, "how long to send")
 	fs.DurationVar(&c.timeout, "timeout", 2*time.Second, "a request not answered in this time counts as a timeout")
 	fs.IntVar(&c.maxOutstanding, "max-outstanding", 10000, "requests outstanding at once; one due beyond is counted as not sent")
+	fs.IntVar(&c.conns, "conns", 256, "keep-alive connections the requests share, as a client's pool does (a request due while all are busy waits for one, its wait counted); 0: a connection for every request outstanding (net/http's client)")
 	fs.StringVar(&idsFile, "ids", "", "GET /v1/chunks/{id} with ids drawn at random from this `FILE` (one a line)")
 	fs.StringVar(&bodyFile, "body", "", "POST this `FILE` (JSON) to -path")
 	fs.StringVar(&c.path, "path", "", "the request path (GET, or POST with -body)")
@@ -133,6 +135,8 @@ func run(args []string, stdout io.Writer) error {
 		return fmt.Errorf("-duration %s: want at most 10m", c.duration)
 	case c.maxOutstanding <= 0 || c.maxOutstanding > 100000:
 		return fmt.Errorf("-max-outstanding %d: want 1 to 100000", c.maxOutstanding)
+	case c.conns < 0 || c.conns > 20000:
+		return fmt.Errorf("-conns %d: want 0 to 20000", c.conns)
 	case c.stall < 0 || c.stall > 20000:
 		return fmt.Errorf("-stall %d: want at most 20000", c.stall)
 	case c.after < 0 || c.after > 10*time.Minute:
@@ -163,9 +167,12 @@ func run(args []string, stdout io.Writer) error {
 		return errors.New("want -ids FILE or -path PATH")
 	}
 	var s summary
-	if c.stall > 0 {
+	switch {
+	case c.stall > 0:
 		s, err = stall(c)
-	} else {
+	case c.conns > 0:
+		s, err = pooled(c)
+	default:
 		s, err = openLoop(c)
 	}
 	if err != nil {
