@@ -189,6 +189,18 @@ func appendFigures(out []Figure, s string) []Figure {
 					continue
 				}
 			}
+			if m < 0 && leadingPoint(s, i) {
+				// ".4pt": a decimal written without its 0 (TeX writes them
+				// so); read as the 0.4 it is, not as 4.
+				t := "0" + s[i-1:min(len(s), i+48)]
+				if f, n, ok := number(t, 0, "", 0); ok && strings.HasPrefix(f.Value, "0.") {
+					end := i - 2 + n
+					f.Text = s[i-1 : end]
+					out = append(out, f)
+					i = end
+					continue
+				}
+			}
 			from := i
 			if m >= 0 {
 				from = m
@@ -214,6 +226,12 @@ func appendFigures(out []Figure, s string) []Figure {
 		i += size
 	}
 	return out
+}
+
+// leadingPoint reports whether the digits at i follow a decimal point
+// that follows no digit, at a word's start: ".4pt", "(.25)".
+func leadingPoint(s string, i int) bool {
+	return i >= 1 && s[i-1] == '.' && (i == 1 || s[i-2] == ' ' || s[i-2] == '(' || s[i-2] == '\n' || s[i-2] == '\t')
 }
 
 // exponent reports whether the digits at i are a power's base or its
@@ -410,11 +428,21 @@ func digitsAt(s string, i, n int) bool {
 	return true
 }
 
-// isoDate reads 2025-03-31.
+// isoDate reads 2025-03-31, and 2021/11/30 (year first, so the order of
+// month and day is known: LaTeX packages date their releases so).
 func isoDate(s string, i int) (Figure, int, bool) {
-	if digitsAt(s, i, 4) && i+10 <= len(s) && s[i+4] == '-' && digitsAt(s, i+5, 2) && s[i+7] == '-' && digitsAt(s, i+8, 2) &&
-		(i+10 == len(s) || !isWordByte(s[i+10]) || s[i+10] == 'T') {
+	if !digitsAt(s, i, 4) || i+10 > len(s) || !digitsAt(s, i+5, 2) || !digitsAt(s, i+8, 2) ||
+		!(i+10 == len(s) || !isWordByte(s[i+10]) || s[i+10] == 'T') {
+		return Figure{}, 0, false
+	}
+	switch sep := s[i+4]; {
+	case sep == '-' && s[i+7] == '-':
 		return Figure{Kind: "date", Value: s[i : i+10], Text: s[i : i+10]}, i + 10, true
+	case sep == '/' && s[i+7] == '/' && (i+10 == len(s) || s[i+10] != '/'):
+		mon, day := atoiSmall(s[i+5:i+7]), atoiSmall(s[i+8:i+10])
+		if mon >= 1 && mon <= 12 && day >= 1 && day <= 31 {
+			return Figure{Kind: "date", Value: dateValue(s[i:i+4], mon, day), Text: s[i : i+10]}, i + 10, true
+		}
 	}
 	return Figure{}, 0, false
 }

@@ -184,6 +184,13 @@ func TestCheckFigures(t *testing.T) {
 			span: "LATEX 2ε was released in 1994 and added a number of then-new concepts"},
 		{name: "a year the evidence reads as a number, changed", claim: "LaTeX2e came out in 1995, and it added concepts.",
 			span: "LATEX 2ε was released in 1994 and added a number of then-new concepts", missing: []string{"year=1995"}},
+		{name: "a date year first, with slashes", claim: "The file was last revised on 30 November 2021.",
+			span: "This file has version number v1.9d, last revised 2021/11/30."},
+		{name: "a date year first, changed", claim: "The file was last revised on 30 October 2021.",
+			span: "This file has version number v1.9d, last revised 2021/11/30.", missing: []string{"date=2021-10-30"}, contradicted: true},
+		{name: "a decimal without its 0", claim: "This article used a rule of 0.4pt.", span: "In this article a value of .4pt was used."},
+		{name: "a decimal without its 0, changed", claim: "This article used a rule of 0.5pt.", span: "In this article a value of .4pt was used.",
+			missing: []string{"count:pt=0.5"}, contradicted: true},
 		{name: "a fiscal year stays a year", claim: "revenue rose in FY 2024.", span: "revenue rose in FY 2023",
 			missing: []string{"year=2024"}, contradicted: true},
 

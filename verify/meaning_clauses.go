@@ -67,7 +67,7 @@ func (m *meaningScanner) deniedOnly(res *meaningResult, negText *mtext, negClaus
 	denied, _ := negText.denies(k, negClause, other, otherClause)
 	onHead := (denied == k || denied == negText.head(k, negClause)) && !negText.comparisonAfter(k, negClause) &&
 		!conditionalDenial(negText, k, negClause, other, otherClause)
-	m.polarityFinding(res, negText, negClause, other, otherClause, onHead, claimWords, evWords)
+	m.polarityFinding(res, negText, negClause, other, otherClause, onHead, false, claimWords, evWords)
 	return true
 }
 
@@ -85,7 +85,7 @@ const polarityMinOverlap = 60 // percent
 // not allowed" / "cannot be empty"; "if it isn't a nil slice" / "if it is
 // a nil slice …, otherwise"): polarity_unconfirmed sends the claim to
 // review, for a person or the judge, instead of blocking a paraphrase.
-func (m *meaningScanner) polarityFinding(res *meaningResult, negText *mtext, negClause *mclause, other *mtext, otherClause *mclause, onHead bool, claimWords, evWords string) {
+func (m *meaningScanner) polarityFinding(res *meaningResult, negText *mtext, negClause *mclause, other *mtext, otherClause *mclause, onHead, swapped bool, claimWords, evWords string) {
 	claimClause, evText, evClause := negClause, other, otherClause
 	if negText != &m.claim {
 		claimClause, evText, evClause = otherClause, negText, negClause
@@ -93,7 +93,8 @@ func (m *meaningScanner) polarityFinding(res *meaningResult, negText *mtext, neg
 	shared, total := m.claim.overlap(claimClause, evText, evClause)
 	near := shared*100 >= polarityMinOverlap*total && shared*100 >= polarityMinOverlap*len(evClause.set)
 	if onHead && near && !other.unmatchedNegation(otherClause, negText, negClause) &&
-		!m.claim.conditionClause(claimClause) && !evText.conditionClause(evClause) {
+		!m.claim.conditionClause(claimClause) && !evText.conditionClause(evClause) &&
+		(swapped || !(negText == &m.claim && evText.negatedLike(&m.claim, claimClause, otherClause))) {
 		m.add(res, "polarity", reasonPolarity, claimWords, evWords)
 		res.contradicted = true
 		return
@@ -120,7 +121,7 @@ func (m *meaningScanner) swappedDenial(res *meaningResult, c *mclause, kc int, e
 		return
 	}
 	if _, _, ok2 := m.deniedPlainly(et, e, ke, &m.claim, c); ok2 {
-		m.polarityFinding(res, &m.claim, c, et, e, dc == m.claim.head(kc, c) && !conditionalDenial(&m.claim, kc, c, et, e), cw, ew)
+		m.polarityFinding(res, &m.claim, c, et, e, dc == m.claim.head(kc, c) && !conditionalDenial(&m.claim, kc, c, et, e), true, cw, ew)
 	}
 }
 
@@ -963,6 +964,37 @@ func (t *mtext) holdsWithout(c *mclause) bool {
 					return true
 				}
 			}
+		}
+	}
+	return false
+}
+
+// negatedLike reports whether a clause of t other than aligned holds a
+// negator ("without" aside: a condition, not a denial) and half the
+// content words of clause c of claim (or more): the
+// evidence says the claim's words with a negation of its own somewhere,
+// which the clause they were lined up with lacked ("None of the packaging
+// tools is mandatory" lined up with the heading "Packaging Tools", beside
+// "none of these tools are mandatory"). The words alone cannot tell
+// which it means: review, not a block.
+func (t *mtext) negatedLike(claim *mtext, c, aligned *mclause) bool {
+	for i := range t.clauses {
+		e := &t.clauses[i]
+		if e == aligned || e.negs == 0 || !t.denialIn(e) {
+			continue
+		}
+		if shared, total := claim.overlap(c, t, e); total > 0 && shared*2 >= total {
+			return true
+		}
+	}
+	return false
+}
+
+// denialIn reports whether clause c holds a negator other than "without".
+func (t *mtext) denialIn(c *mclause) bool {
+	for k := c.from; k < c.to; k++ {
+		if t.toks[k].neg && t.toks[k].w != "without" {
+			return true
 		}
 	}
 	return false
