@@ -536,7 +536,7 @@ func (m *meaningScanner) modality(ci int, ev []mtext, al []alignment, res *meani
 	}
 	verb := m.claim.modalHead(c)
 	var union uint16
-	restricted := false
+	restricted, restrictedNear := false, false
 	for _, a := range al {
 		e := &ev[a.ev].clauses[a.clause]
 		modals, negModal := e.modals, e.negModal
@@ -548,6 +548,11 @@ func (m *meaningScanner) modality(ci int, ev []mtext, al []alignment, res *meani
 		}
 		union |= modals
 		restricted = restricted || e.restricted
+		// "may be able to avoid …, and declare Build-Depends on the runtime
+		// environment only": the restriction sits in a clause of the
+		// modal's sentence part that has no modal of its own. It supports
+		// the claim's "may … only"; it is not asked of a claim without one.
+		restrictedNear = restrictedNear || e.restricted || ev[a.ev].segmentRestricts(e.segment)
 	}
 	if union == 0 {
 		return
@@ -573,7 +578,7 @@ func (m *meaningScanner) modality(ci int, ev []mtext, al []alignment, res *meani
 	switch {
 	case !stated && c.modals&(1<<vObligation) != 0 && union&(1<<vObligation) == 0,
 		!stated && c.modals&(1<<vRecommendation) != 0 && union&(1<<vObligation|1<<vRecommendation) == 0,
-		c.restricted && !restricted && union&(1<<vObligation) == 0:
+		c.restricted && !restrictedNear && union&(1<<vObligation) == 0:
 		m.add(res, "modality", reasonModality, claimWords, evWords)
 		res.unsupported = true
 	case c.modals == 1<<vPermission && !c.restricted && restricted && union&(1<<vObligation) == 0 && !c.condition:
@@ -995,6 +1000,21 @@ func (t *mtext) denialIn(c *mclause) bool {
 	for k := c.from; k < c.to; k++ {
 		if t.toks[k].neg && t.toks[k].w != "without" {
 			return true
+		}
+	}
+	return false
+}
+
+// segmentRestricts reports whether a clause of segment seg holds a
+// restriction word ("only"), with or without a modal of its own.
+func (t *mtext) segmentRestricts(seg int) bool {
+	for i := range t.clauses {
+		if c := &t.clauses[i]; c.segment == seg {
+			for k := c.from; k < c.to; k++ {
+				if t.toks[k].flags&fRestrict != 0 {
+					return true
+				}
+			}
 		}
 	}
 	return false

@@ -97,6 +97,8 @@ var meaningCases = []meaningCase{
 	{"will for may", "Late payment will result in termination of the contract.", "Late payment may result in termination of the contract.", reasonModality},
 	{"will for may twin", "Late payment may lead to termination of the contract.", "Late payment may result in termination of the contract.", ""},
 	{"will for will", "The Agent will notify the Lenders.", "The Agent will promptly notify the Lenders.", ""},
+	{"may … only across a clause edge", "Pure Python modules may be able to avoid the -dev packages and Build-Depend only on the runtime environment.",
+		"Pure Python modules may be able to avoid dependency on the -dev packages, and declare Build-Depends on the runtime environment only.", ""},
 	{"may for will", "The Agent may notify the Lenders.", "The Agent will promptly notify the Lenders.", ""},
 	{"is required that for recommended", "It is required that every invoice carries a PO number.", "It is recommended that every invoice carries a PO number.", reasonModality},
 	{"is required that for must", "It is required that every invoice carries a PO number.", "Every invoice must carry a PO number.", ""},

@@ -57,9 +57,9 @@ const maxFalseBlocksHeldout3 = 1
 const maxFalseBlocksHeldout4 = 4
 
 // maxFalseBlocksHeldout5 is the same bound for heldout5.jsonl, a fifth
-// held-out set written by another outside tester: 4 at its first run, 1
+// held-out set written by another outside tester: 4 at its first run, 0
 // since it was tuned on, after sets 6 and 7 (README.md).
-const maxFalseBlocksHeldout5 = 1
+const maxFalseBlocksHeldout5 = 0
 
 // maxFalseBlocksHeldout6 is the same bound for heldout6.jsonl, a sixth
 // held-out set written by another outside tester: 3 at its first run, 0
