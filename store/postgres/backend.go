@@ -109,6 +109,11 @@ type tx struct {
 	id     uint64
 	haveID bool
 
+	// prefetched holds what Prefetch read, by cacheKey: a read
+	// transaction's later Get or Seek of one of those keys is answered
+	// from it, in the same snapshot, without a round trip.
+	prefetched map[string]fetched
+
 	pending  map[string]map[string]op // bucket -> key -> the last write
 	held     int                      // bytes of keys and values in pending
 	seqs     map[string]uint64        // bucket sequences read or set
@@ -166,6 +171,19 @@ func (t *tx) Rollback() error {
 		t.end()
 		return nil
 	}
+	if !t.writable {
+		// A read transaction has nothing to undo: its ROLLBACK is sent
+		// after the caller has its answer, not in its way, and the
+		// connection goes back to the pool once it is done (or closed, if
+		// it failed: the pool never hands out a connection inside a
+		// transaction). The pool's Close waits for it.
+		t.done = true
+		go func(conn *pgxpool.Conn) {
+			conn.Exec(bg, "ROLLBACK")
+			conn.Release()
+		}(t.conn)
+		return nil
+	}
 	_, err := t.conn.Exec(bg, "ROLLBACK")
 	lost := t.conn.Conn().IsClosed() // the transaction ended with its session
 	t.end()
@@ -196,16 +214,147 @@ func (t *tx) queryRow(sql string, args ...any) pgx.Row {
 	if t.begun {
 		return t.conn.QueryRow(bg, sql, args...)
 	}
-	t.begun = true
-	batch := &pgx.Batch{}
-	batch.Queue(beginRead)
-	batch.Queue(sql, args...)
-	br := t.conn.SendBatch(bg, batch)
-	if _, err := br.Exec(); err != nil {
-		br.Close()
+	br, err := t.beginWith(sql, args)
+	if err != nil {
 		return errRow{err}
 	}
 	return batchRow{br: br, row: br.QueryRow()}
+}
+
+// beginWith sends BEGIN and a read transaction's first query in one
+// round trip and returns the results of the query to read. A connection
+// that turns out to have died while idle in the pool (the server
+// restarted, or ended the session) is replaced by a new one, once: the
+// transaction had not begun on it, so nothing was read in another
+// snapshot, and a read transaction that begins now on the new connection
+// is what the caller asked for. A connection lost once the transaction
+// has begun fails its reads (store.ErrUnavailable), as before.
+func (t *tx) beginWith(sql string, args []any) (pgx.BatchResults, error) {
+	t.begun = true
+	for retry := true; ; retry = false {
+		batch := &pgx.Batch{}
+		batch.Queue(beginRead)
+		batch.Queue(sql, args...)
+		br := t.conn.SendBatch(bg, batch)
+		_, err := br.Exec()
+		if err == nil {
+			return br, nil
+		}
+		br.Close()
+		if !retry || !t.conn.Conn().IsClosed() || !unreachable(err) {
+			return nil, err
+		}
+		t.conn.Release() // closed: the pool drops it
+		ctx, cancel := context.WithTimeout(bg, t.b.acquireWait)
+		conn, aerr := t.b.pool.Acquire(ctx)
+		cancel()
+		if aerr != nil {
+			t.done = true // no connection to release
+			return nil, err
+		}
+		t.conn = conn
+	}
+}
+
+// fetched is a key Prefetch read: its value, or that it is not stored.
+type fetched struct {
+	val   []byte
+	found bool
+}
+
+// Prefetch reads keys in one round trip (with BEGIN, when it is the
+// transaction's first read), in the transaction's snapshot, through the
+// cache of large values as Get does, and keeps them for the later reads
+// of the transaction (store.Prefetcher). Only read transactions use it: a
+// write transaction's reads overlay its pending writes.
+func (t *tx) Prefetch(keys []store.KeyRef) {
+	if t.writable {
+		return
+	}
+	if t.prefetched == nil {
+		t.prefetched = make(map[string]fetched, len(keys))
+	}
+	var bs, ks [][]byte
+	var revs []int64
+	var cks []string
+	var cached [][]byte
+	for _, kr := range keys {
+		ck := cacheKey(kr.Bucket, kr.Key)
+		if _, ok := t.prefetched[ck]; ok || slices.Contains(cks, ck) {
+			continue
+		}
+		rev, cv, ok := t.b.values.get(ck)
+		if !ok {
+			rev = -1
+		}
+		bs, ks, revs, cks, cached = append(bs, kr.Bucket), append(ks, kr.Key), append(revs, rev), append(cks, ck), append(cached, cv)
+	}
+	if len(ks) == 0 {
+		return
+	}
+	found := make([]bool, len(ks))
+	vals := make([][]byte, len(ks))
+	var i, r int64
+	var same bool
+	var v []byte
+	err := t.queryRows(prefetchSQL, []any{bs, ks, revs}, []any{&i, &r, &same, &v}, func() error {
+		j := int(i) - 1
+		if j < 0 || j >= len(ks) {
+			return fmt.Errorf("prefetch: row %d of %d keys", i, len(ks))
+		}
+		found[j] = true
+		switch {
+		case same:
+			vals[j] = cached[j]
+		case v == nil:
+			vals[j] = []byte{}
+		default:
+			vals[j] = v
+			t.b.values.put(cks[j], r, v)
+		}
+		v = nil // Scan into a nil slice allocates a new one
+		return nil
+	})
+	if err != nil {
+		t.fault(err)
+	}
+	for j, ck := range cks {
+		t.prefetched[ck] = fetched{val: vals[j], found: found[j]}
+	}
+}
+
+// prefetchSQL reads the rows of keys ($1 buckets, $2 keys) by primary
+// key, each with its rev and its value unless rev is the cached one ($3,
+// -1 for none), numbered by their place in the arrays; a key not stored
+// has no row. LATERAL keeps the plan to one index probe a key.
+const prefetchSQL = `SELECT u.i, e.rev, e.rev = u.r, CASE WHEN e.rev = u.r THEN NULL ELSE e.value END
+FROM unnest($1::bytea[], $2::bytea[], $3::bigint[]) WITH ORDINALITY AS u(b, k, r, i)
+CROSS JOIN LATERAL (SELECT rev, value FROM evidence_kv WHERE bucket = u.b AND key = u.k) e`
+
+// queryRows runs a query and calls fn with each row scanned into dest;
+// the first read of a read transaction sends BEGIN with it, in one round
+// trip.
+func (t *tx) queryRows(sql string, args, dest []any, fn func() error) error {
+	if t.begun {
+		rows, err := t.conn.Query(bg, sql, args...)
+		if err != nil {
+			return err
+		}
+		_, err = pgx.ForEachRow(rows, dest, fn)
+		return err
+	}
+	br, err := t.beginWith(sql, args)
+	if err != nil {
+		return err
+	}
+	rows, err := br.Query()
+	if err == nil {
+		_, err = pgx.ForEachRow(rows, dest, fn)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // batchRow is the row of queryRow's batch, which Scan closes.
@@ -444,6 +593,12 @@ func (bk *bucket) Get(key []byte) []byte {
 // cache of large values, which is then the value (see valueCache).
 func (bk *bucket) getCached(key []byte) []byte {
 	ck := cacheKey(bk.key, key)
+	if f, ok := bk.t.prefetched[ck]; ok {
+		if !f.found {
+			return nil
+		}
+		return f.val
+	}
 	rev, cv, ok := bk.t.b.values.get(ck)
 	if !ok {
 		rev = -1

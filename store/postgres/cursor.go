@@ -178,6 +178,10 @@ func (c *cursor) at(dir int) ([]byte, []byte) {
 func (c *cursor) seekCached(key []byte) (keys, vals [][]byte, full bool) {
 	t := c.bk.t
 	ck := cacheKey(c.bk.key, key)
+	if f, ok := t.prefetched[ck]; ok && f.found { // a prefetched absent key says nothing of the keys after it
+		c.n = 4
+		return [][]byte{bytes.Clone(key)}, [][]byte{f.val}, true
+	}
 	rev, cv, ok := t.b.values.get(ck)
 	if !ok {
 		rev = -1

@@ -1,0 +1,124 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/evidence-rag/evidence/resolve"
+	"github.com/evidence-rag/evidence/store"
+	"github.com/evidence-rag/evidence/store/storetest"
+)
+
+// tripCounter counts the round trips of a pool's connections: queries
+// and batches, a ROLLBACK apart (a read transaction sends it after its
+// caller has the answer).
+type tripCounter struct{ trips, rollbacks atomic.Int64 }
+
+func (c *tripCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	if d.SQL == "ROLLBACK" {
+		c.rollbacks.Add(1)
+	} else {
+		c.trips.Add(1)
+	}
+	return ctx
+}
+func (c *tripCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (c *tripCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	c.trips.Add(1)
+	return ctx
+}
+func (c *tripCounter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (c *tripCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+
+// TestPrefetch: once a process has read a version's header, a resolve of
+// one of its chunks as GET /v1/chunks/{id} makes it (resolve.ChunkTx and
+// resolve.Cite in one read transaction) costs one round trip before its
+// answer, current or superseded, and what it serves is still checked: a
+// damaged chunk record or text is refused.
+func TestPrefetch(t *testing.T) {
+	dsn := migrated(t)
+	var tc tripCounter
+	b, err := connectWith(dsn, nil, func(c *pgxpool.Config) { c.ConnConfig.Tracer = &tc })
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.OpenBackend(b.name, b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	text := "# Expenses\n\n" + strings.Repeat("Reports are submitted within 30 days, with receipts. ", 120)
+	nv := storetest.NewVersion("p.md", text, 200)
+	nv.Version.MediaType = "text/markdown"
+	if _, err := db.PutVersion(nv); err != nil {
+		t.Fatal(err)
+	}
+	served := func(ord uint32) (*resolve.Cited, int64, error) {
+		t.Helper()
+		var out *resolve.Cited
+		tc.trips.Store(0)
+		err := db.View(func(tx *store.Tx) error {
+			res, err := resolve.ChunkTx(tx, store.ChunkID(nv.Version.ID, ord), "")
+			if err != nil {
+				return err
+			}
+			out, err = resolve.Cite(tx, res)
+			return err
+		})
+		return out, tc.trips.Load(), err
+	}
+	check := func(what string, ord uint32, status resolve.Status, maxTrips int64) {
+		t.Helper()
+		c, trips, err := served(ord)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		want := text[nv.Chunks[ord].ByteStart:nv.Chunks[ord].ByteEnd]
+		if c.Status != status || c.Text != want || c.Link == nil {
+			t.Fatalf("%s: %s %q (link %v), want %s %q", what, c.Status, c.Text, c.Link, status, want)
+		}
+		if trips > maxTrips {
+			t.Errorf("%s: %d round trips before the answer, want at most %d", what, trips, maxTrips)
+		}
+	}
+	check("the first resolve", 0, resolve.StatusOK, 10)
+	check("a resolve of a version read before", 1, resolve.StatusOK, 1)
+	check("again", 2, resolve.StatusOK, 1)
+
+	next := storetest.NewVersion("p.md", text+"More.", 200)
+	next.Version.MediaType = "text/markdown"
+	if _, err := db.PutVersion(next); err != nil {
+		t.Fatal(err)
+	}
+	check("the first resolve of the superseded version", 1, resolve.StatusSuperseded, 10) // the header changed
+	check("a superseded version", 2, resolve.StatusSuperseded, 1)
+
+	// Damage, below the store: the chunk record of ordinal 3 (its seal), and
+	// the text (a new rev, so that no cached copy stands in for it).
+	admin := openBackend(t, dsn)
+	exec := func(sql string) {
+		t.Helper()
+		tag, err := admin.pool.Exec(context.Background(), sql)
+		if err != nil || tag.RowsAffected() != 1 {
+			t.Fatalf("%s: %v (%d rows)", sql, err, tag.RowsAffected())
+		}
+	}
+	check("before the damage", 3, resolve.StatusSuperseded, 1)
+	exec(`UPDATE evidence_kv SET value = overlay(value placing '\xff'::bytea from length(value) - 6 for 1) WHERE bucket = 'chunks' AND key = '\x0000000000000001'::bytea || '\x00000003'::bytea`)
+	if _, trips, err := served(3); !errors.Is(err, store.ErrCorrupt) || trips != 1 {
+		t.Errorf("a damaged chunk record: %v after %d round trips, want ErrCorrupt after 1", err, trips)
+	}
+	exec(fmt.Sprintf(`UPDATE evidence_kv SET value = overlay(value placing 'X'::bytea from %d for 1), rev = rev + 1000 WHERE bucket = 'texts' AND key = '\x0000000000000001'::bytea`, nv.Chunks[2].ByteStart+6))
+	_, trips, err := served(2)
+	var hm *store.HashMismatchError
+	if !errors.As(err, &hm) || !strings.Contains(hm.What, "span of chunk") || trips != 1 {
+		t.Errorf("a damaged text: %v after %d round trips, want a hash mismatch after 1", err, trips)
+	}
+}

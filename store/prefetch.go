@@ -1,0 +1,52 @@
+package store
+
+// Prefetcher is a backend transaction whose reads each cost a round trip
+// to a server (PostgreSQL): Prefetch reads several keys in one, and keeps
+// what it read for the transaction's later Get and Seek of exactly those
+// keys, a key absent then being absent for the transaction. It reads in
+// the transaction's snapshot, so a prefetched value is the value a Get
+// would have read. It is a hint: a backend may read nothing, and one with
+// no round trips (bbolt, memory) does not implement it.
+type Prefetcher interface {
+	Prefetch(keys []KeyRef)
+}
+
+// KeyRef names a key of a bucket.
+type KeyRef struct{ Bucket, Key []byte }
+
+// PrefetchChunk tells the transaction that a resolve of a chunk of
+// version versionID is about to read the version's header, the chunk's
+// record, its text (and the layout, which a PDF's, or a deep link,
+// reads), and, for a version that is not current, its document and the
+// current version's header: on a backend that is a server, they are read
+// in one round trip instead of one each. The keys come from the header
+// this process decoded last for the version (its sequence number names
+// the chunk, text and layout), so the first resolve of a version in a
+// process reads them one by one as before; a guess that no longer holds
+// (a version stored again) only means the reads it missed are made as
+// before. Nothing read this way is served without the checks of the
+// ordinary reads: it only saves the round trips.
+func (t *Tx) PrefetchChunk(versionID string, ordinal uint32) {
+	p, ok := t.tx.(Prefetcher)
+	if !ok {
+		return
+	}
+	v := t.db.versions.peek([]byte(versionID))
+	if v == nil {
+		return
+	}
+	seq := seqKey(v.Seq)
+	keys := []KeyRef{
+		{bucketVersions, []byte(versionID)},
+		{bucketChunks, chunkKey(v.Seq, ordinal)},
+		{bucketTexts, seq},
+		{bucketLayouts, seq},
+	}
+	if v.Status != StatusCurrent {
+		keys = append(keys, KeyRef{bucketDocs, []byte(v.DocumentID)})
+		if d := t.db.docs.peek([]byte(v.DocumentID)); d != nil && d.Current != "" && d.Current != versionID {
+			keys = append(keys, KeyRef{bucketVersions, []byte(d.Current)})
+		}
+	}
+	p.Prefetch(keys)
+}
