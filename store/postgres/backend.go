@@ -24,6 +24,7 @@ type backend struct {
 	acquireWait time.Duration
 	maxConns    int32
 	values      valueCache
+	parking     parking
 	reads       *backend // a read replica's, which read transactions use; nil for none
 
 	mu    sync.Mutex
@@ -45,21 +46,30 @@ func (b *backend) Begin(writable bool) (store.BackendTx, error) {
 	if !writable && b.reads != nil {
 		return b.reads.Begin(false)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), b.acquireWait)
-	conn, err := b.pool.Acquire(ctx)
-	cancel()
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("%w: %s: no pooled connection free after %s (pool_max_conns=%d; raise it, or pool_acquire_timeout)", store.ErrUnavailable, b.name, b.acquireWait, b.maxConns)
+	t := &tx{b: b, writable: writable}
+	if t.conn = b.unpark(); t.conn != nil {
+		t.parked = true // still inside the read transaction that parked it
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), b.acquireWait)
+		conn, err := b.pool.Acquire(ctx)
+		cancel()
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				return nil, fmt.Errorf("%w: %s: no pooled connection free after %s (pool_max_conns=%d; raise it, or pool_acquire_timeout)", store.ErrUnavailable, b.name, b.acquireWait, b.maxConns)
+			}
+			return nil, b.fail(err)
 		}
-		return nil, b.fail(err)
+		t.conn = conn
 	}
-	t := &tx{b: b, conn: conn, writable: writable}
+	conn := t.conn
 	if !writable {
 		return t, nil // BEGIN goes with the first read (tx.queryRow)
 	}
 	t.begun = true
 	begin := fmt.Sprintf("BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(%d)", lockWrite)
+	if t.parked {
+		begin, t.parked = "ROLLBACK; "+begin, false
+	}
 	if _, err := conn.Exec(context.Background(), begin); err != nil { // no arguments: one round trip
 		conn.Release()
 		return nil, b.fail(err)
@@ -88,8 +98,10 @@ func (b *backend) Batch(fn func(store.BackendTx) error) error {
 }
 
 func (b *backend) Close() error {
+	b.closeParking()
 	b.pool.Close()
 	if b.reads != nil {
+		b.reads.closeParking()
 		b.reads.pool.Close()
 	}
 	return nil
@@ -104,6 +116,7 @@ type tx struct {
 	conn     *pgxpool.Conn
 	writable bool
 	begun    bool // BEGIN was sent
+	parked   bool // conn is still inside an ended read transaction: ROLLBACK goes before BEGIN
 	done     bool
 
 	id     uint64
@@ -167,21 +180,16 @@ func (t *tx) Rollback() error {
 	if t.done {
 		return nil
 	}
-	if !t.begun { // a read transaction that read nothing
-		t.end()
+	if !t.writable && (t.begun || t.parked) {
+		// A read transaction has nothing to undo: its connection is
+		// parked, and its ROLLBACK goes with the next transaction's first
+		// round trip (or after parkFor), never in the caller's way.
+		t.done = true
+		t.b.park(t.conn)
 		return nil
 	}
-	if !t.writable {
-		// A read transaction has nothing to undo: its ROLLBACK is sent
-		// after the caller has its answer, not in its way, and the
-		// connection goes back to the pool once it is done (or closed, if
-		// it failed: the pool never hands out a connection inside a
-		// transaction). The pool's Close waits for it.
-		t.done = true
-		go func(conn *pgxpool.Conn) {
-			conn.Exec(bg, "ROLLBACK")
-			conn.Release()
-		}(t.conn)
+	if !t.begun { // a read transaction that read nothing
+		t.end()
 		return nil
 	}
 	_, err := t.conn.Exec(bg, "ROLLBACK")
@@ -203,7 +211,11 @@ func (t *tx) ensureBegun() {
 		return
 	}
 	t.begun = true
-	if _, err := t.conn.Exec(bg, beginRead); err != nil {
+	begin := beginRead
+	if t.parked {
+		begin, t.parked = "ROLLBACK; "+begin, false
+	}
+	if _, err := t.conn.Exec(bg, begin); err != nil {
 		t.fault(err)
 	}
 }
@@ -233,10 +245,18 @@ func (t *tx) beginWith(sql string, args []any) (pgx.BatchResults, error) {
 	t.begun = true
 	for retry := true; ; retry = false {
 		batch := &pgx.Batch{}
+		rollback := t.parked
+		if rollback {
+			batch.Queue("ROLLBACK") // the parked transaction's
+			t.parked = false
+		}
 		batch.Queue(beginRead)
 		batch.Queue(sql, args...)
 		br := t.conn.SendBatch(bg, batch)
 		_, err := br.Exec()
+		if err == nil && rollback {
+			_, err = br.Exec()
+		}
 		if err == nil {
 			return br, nil
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -121,4 +122,78 @@ func TestPrefetch(t *testing.T) {
 	if !errors.As(err, &hm) || !strings.Contains(hm.What, "span of chunk") || trips != 1 {
 		t.Errorf("a damaged text: %v after %d round trips, want a hash mismatch after 1", err, trips)
 	}
+}
+
+// TestParking: a read transaction's connection is parked inside it, and
+// the next transaction sends the ROLLBACK with its own BEGIN, so it still
+// reads what was committed since (a new snapshot); a parked connection
+// left alone is rolled back and pooled after parkFor; Close does not wait
+// for one.
+func TestParking(t *testing.T) {
+	dsn := migrated(t)
+	b := openBackend(t, dsn)
+	db, err := store.OpenBackend(b.name, b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writer, err := Open(dsn, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	admin := openBackend(t, dsn)
+	idleInTx := func() int {
+		t.Helper()
+		var n int
+		if err := admin.pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	read := func(id string) error {
+		return db.View(func(tx *store.Tx) error { _, err := tx.Version(id); return err })
+	}
+	first := storetest.NewVersion("a.txt", "The first text.", 8)
+	if _, err := writer.PutVersion(first); err != nil {
+		t.Fatal(err)
+	}
+	if err := read(first.Version.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := parkedConns(b); n != 1 || idleInTx() != 1 {
+		t.Fatalf("after a read: %d parked, %d sessions idle in a transaction; want 1 and 1", n, idleInTx())
+	}
+	second := storetest.NewVersion("b.txt", "The second text.", 8)
+	if _, err := writer.PutVersion(second); err != nil {
+		t.Fatal(err)
+	}
+	if err := read(second.Version.ID); err != nil { // on the parked connection
+		t.Fatalf("a read after a commit, on a parked connection: %v", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for idleInTx() != 0 || parkedConns(b) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions still idle in a transaction %s after the last read", idleInTx(), 5*time.Second)
+		}
+		time.Sleep(parkFor)
+	}
+	if err := read(first.Version.ID); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	go func() { done <- db.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close waits with a connection parked")
+	}
+}
+
+func parkedConns(b *backend) int {
+	b.parking.mu.Lock()
+	defer b.parking.mu.Unlock()
+	return len(b.parking.conns)
 }
