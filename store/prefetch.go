@@ -50,3 +50,70 @@ func (t *Tx) PrefetchChunk(versionID string, ordinal uint32) {
 	}
 	p.Prefetch(keys)
 }
+
+// PrefetchDocuments tells the transaction that it is about to read the
+// records of the documents ids (stored or not): on a backend that is a
+// server, in one round trip.
+func (t *Tx) PrefetchDocuments(ids []string) { prefetchKeys(t.tx, bucketDocs, ids) }
+
+// PrefetchVersions is PrefetchDocuments for version headers.
+func (t *Tx) PrefetchVersions(ids []string) { prefetchKeys(t.tx, bucketVersions, ids) }
+
+func prefetchKeys(tx BackendTx, bucket []byte, ids []string) {
+	p, ok := tx.(Prefetcher)
+	if !ok || len(ids) == 0 {
+		return
+	}
+	keys := make([]KeyRef, len(ids))
+	for i, id := range ids {
+		keys[i] = KeyRef{bucket, []byte(id)}
+	}
+	p.Prefetch(keys)
+}
+
+// prefetchPut reads, on a Prefetcher, what writing nvs reads of each
+// (its document, its version's header, its failure record; then the
+// headers of the documents' versions, for the deletion rules and the
+// version superseded) in two round trips, not several a version.
+func prefetchPut(tx BackendTx, nvs []*NewVersion) {
+	p, ok := tx.(Prefetcher)
+	if !ok {
+		return
+	}
+	keys := make([]KeyRef, 0, 3*len(nvs))
+	for _, nv := range nvs {
+		doc, id := []byte(nv.Version.DocumentID), []byte(nv.Version.ID)
+		keys = append(keys, KeyRef{bucketDocs, doc}, KeyRef{bucketVersions, id}, KeyRef{bucketFailures, doc})
+	}
+	p.Prefetch(keys)
+	keys = keys[:0]
+	docs := tx.Bucket(bucketDocs)
+	if docs == nil {
+		return
+	}
+	for _, nv := range nvs {
+		b := docs.Get([]byte(nv.Version.DocumentID))
+		if b == nil {
+			continue
+		}
+		doc, err := decodeDocument(b)
+		if err != nil {
+			continue // the put reads it again and reports it
+		}
+		if doc.Current != "" {
+			keys = append(keys, KeyRef{bucketVersions, []byte(doc.Current)})
+		}
+		if len(doc.Versions) <= maxPrefetchVersions {
+			for _, id := range doc.Versions {
+				keys = append(keys, KeyRef{bucketVersions, []byte(id)})
+			}
+		}
+	}
+	if len(keys) > 0 {
+		p.Prefetch(keys)
+	}
+}
+
+// maxPrefetchVersions bounds the version headers of one document that
+// prefetchPut reads ahead: past it only the current one.
+const maxPrefetchVersions = 32

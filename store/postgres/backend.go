@@ -283,14 +283,14 @@ type fetched struct {
 }
 
 // Prefetch reads keys in one round trip (with BEGIN, when it is the
-// transaction's first read), in the transaction's snapshot, through the
-// cache of large values as Get does, and keeps them for the later reads
-// of the transaction (store.Prefetcher). Only read transactions use it: a
-// write transaction's reads overlay its pending writes.
+// transaction's first read), in the transaction's snapshot, and keeps them
+// for the later reads of the transaction (store.Prefetcher). A read
+// transaction reads through the cache of large values, as Get does. In a
+// write transaction its pending writes still come first (Get looks at
+// them before), a key written is not read, and what was read is dropped
+// when the pending writes are sent (flush): nobody else writes meanwhile
+// (the write lock), so the rows read stay the rows stored until then.
 func (t *tx) Prefetch(keys []store.KeyRef) {
-	if t.writable {
-		return
-	}
 	if t.prefetched == nil {
 		t.prefetched = make(map[string]fetched, len(keys))
 	}
@@ -303,9 +303,14 @@ func (t *tx) Prefetch(keys []store.KeyRef) {
 		if _, ok := t.prefetched[ck]; ok || slices.Contains(cks, ck) {
 			continue
 		}
-		rev, cv, ok := t.b.values.get(ck)
-		if !ok {
-			rev = -1
+		var rev int64 = -1
+		var cv []byte
+		if t.writable {
+			if _, ok := t.pending[string(kr.Bucket)][string(kr.Key)]; ok {
+				continue
+			}
+		} else if r, v, ok := t.b.values.get(ck); ok {
+			rev, cv = r, v
 		}
 		bs, ks, revs, cks, cached = append(bs, kr.Bucket), append(ks, kr.Key), append(revs, rev), append(cks, ck), append(cached, cv)
 	}
@@ -330,7 +335,9 @@ func (t *tx) Prefetch(keys []store.KeyRef) {
 			vals[j] = []byte{}
 		default:
 			vals[j] = v
-			t.b.values.put(cks[j], r, v)
+			if !t.writable {
+				t.b.values.put(cks[j], r, v)
+			}
 		}
 		v = nil // Scan into a nil slice allocates a new one
 		return nil
@@ -488,6 +495,7 @@ func (t *tx) flushBatch() *pgx.Batch {
 		}
 	}
 	clear(t.pending)
+	clear(t.prefetched) // what the writes sent change is read afresh
 	t.held = 0
 	if len(dk) > 0 {
 		batch.Queue(`DELETE FROM evidence_kv k USING unnest($1::bytea[], $2::bytea[]) AS d(bucket, key) WHERE k.bucket = d.bucket AND k.key = d.key`, db, dk)
@@ -593,6 +601,12 @@ func (bk *bucket) Get(key []byte) []byte {
 	}
 	if !bk.t.writable {
 		return bk.getCached(key)
+	}
+	if f, ok := bk.t.prefetched[cacheKey(bk.key, key)]; ok {
+		if !f.found {
+			return nil
+		}
+		return f.val
 	}
 	var v []byte
 	err := bk.t.conn.QueryRow(bg, `SELECT value FROM evidence_kv WHERE bucket = $1 AND key = $2`, bk.key, key).Scan(&v)

@@ -197,3 +197,82 @@ func parkedConns(b *backend) int {
 	defer b.parking.mu.Unlock()
 	return len(b.parking.conns)
 }
+
+// TestPrefetchWrites: a group commit of many new versions reads what it
+// needs of the stored ones in a fixed number of round trips, whatever
+// their number; in a write transaction a prefetched key still reads the
+// transaction's own later writes, before and after they are sent.
+func TestPrefetchWrites(t *testing.T) {
+	dsn := migrated(t)
+	var tc tripCounter
+	b, err := connectWith(dsn, nil, func(c *pgxpool.Config) { c.ConnConfig.Tracer = &tc })
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.OpenBackend(b.name, b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	group := func(n int, salt string) int64 {
+		t.Helper()
+		var nvs []*store.NewVersion
+		for i := range n {
+			nvs = append(nvs, storetest.NewVersion(fmt.Sprintf("d%d.txt", i), fmt.Sprintf("Text %d of %s.", i, salt), 4))
+		}
+		tc.trips.Store(0)
+		res, err := db.PutVersions(nvs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range res {
+			if r.Status != store.PutIngested || (salt != "a" && i < 2) != (r.Superseded != "") {
+				t.Fatalf("%s: version %d: %+v", salt, i, r)
+			}
+		}
+		return tc.trips.Load()
+	}
+	few, many := group(2, "a"), group(40, "b") // the second supersedes what it finds
+	if many > few+2 || many > 12 {
+		t.Errorf("a commit of 40 versions made %d round trips, of 2 %d: the reads are not grouped", many, few)
+	}
+
+	put := func(tx store.BackendTx, k, v string) {
+		t.Helper()
+		bk, err := tx.CreateBucketIfNotExists([]byte("w"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := bk.Put([]byte(k), []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Batch(func(tx store.BackendTx) error { put(tx, "k", "stored"); put(tx, "gone", "x"); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	err = b.Batch(func(btx store.BackendTx) error {
+		tx := btx.(*tx)
+		tx.Prefetch([]store.KeyRef{{Bucket: []byte("w"), Key: []byte("k")}, {Bucket: []byte("w"), Key: []byte("gone")}, {Bucket: []byte("w"), Key: []byte("new")}})
+		bk := tx.Bucket([]byte("w"))
+		if g := string(bk.Get([]byte("k"))); g != "stored" {
+			t.Errorf("a prefetched key: %q", g)
+		}
+		put(tx, "k", "mine")
+		put(tx, "new", "made")
+		if err := bk.Delete([]byte("gone")); err != nil {
+			return err
+		}
+		check := func(when string) {
+			if g, n, d := string(bk.Get([]byte("k"))), string(bk.Get([]byte("new"))), bk.Get([]byte("gone")); g != "mine" || n != "made" || d != nil {
+				t.Errorf("%s: k %q, new %q, gone %q; want mine, made, nothing", when, g, n, d)
+			}
+		}
+		check("pending")
+		bk.Cursor().First() // sends the pending writes
+		check("sent")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
