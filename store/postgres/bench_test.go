@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -75,13 +74,6 @@ func benchDSN(b *testing.B) string {
 	}
 	u.Path = "/" + name
 	return u.String()
-}
-
-// cpuTime is the user and system CPU time this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // reportLatency reports the p50, p99 and p99.9 of lat, and the process's
