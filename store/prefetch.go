@@ -117,3 +117,19 @@ func prefetchPut(tx BackendTx, nvs []*NewVersion) {
 // maxPrefetchVersions bounds the version headers of one document that
 // prefetchPut reads ahead: past it only the current one.
 const maxPrefetchVersions = 32
+
+// PrefetchPlan tells the transaction that an ingest is about to look up
+// document docID (and, when this process read it before, its current
+// version's header) and the source index (VersionsOfSource reads whether
+// it is complete): on a backend that is a server, in one round trip.
+func (t *Tx) PrefetchPlan(docID string) {
+	p, ok := t.tx.(Prefetcher)
+	if !ok {
+		return
+	}
+	keys := []KeyRef{{bucketDocs, []byte(docID)}, {bucketMeta, keySourcesSeq}}
+	if d := t.db.docs.peek([]byte(docID)); d != nil && d.Current != "" {
+		keys = append(keys, KeyRef{bucketVersions, []byte(d.Current)})
+	}
+	p.Prefetch(keys)
+}

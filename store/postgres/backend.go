@@ -353,10 +353,14 @@ func (t *tx) Prefetch(keys []store.KeyRef) {
 // prefetchSQL reads the rows of keys ($1 buckets, $2 keys) by primary
 // key, each with its rev and its value unless rev is the cached one ($3,
 // -1 for none), numbered by their place in the arrays; a key not stored
-// has no row. LATERAL keeps the plan to one index probe a key.
+// has no row. The LIMIT keeps the LATERAL subquery from being pulled up
+// into a join, which on a table without statistics yet (a new store
+// being filled) plans as a hash join over a scan of the whole table, and
+// a prepared statement keeps that plan: it is one index probe a key
+// whatever the statistics say.
 const prefetchSQL = `SELECT u.i, e.rev, e.rev = u.r, CASE WHEN e.rev = u.r THEN NULL ELSE e.value END
 FROM unnest($1::bytea[], $2::bytea[], $3::bigint[]) WITH ORDINALITY AS u(b, k, r, i)
-CROSS JOIN LATERAL (SELECT rev, value FROM evidence_kv WHERE bucket = u.b AND key = u.k) e`
+CROSS JOIN LATERAL (SELECT rev, value FROM evidence_kv WHERE bucket = u.b AND key = u.k LIMIT 1) e`
 
 // queryRows runs a query and calls fn with each row scanned into dest;
 // the first read of a read transaction sends BEGIN with it, in one round
@@ -518,6 +522,11 @@ func (t *tx) flushBatch() *pgx.Batch {
 	return batch
 }
 
+// storedSQL numbers the keys ($1 buckets, $2 keys) that are stored: one
+// index probe a key, as prefetchSQL's, whatever the statistics (a join
+// planned without them scans the whole table every commit).
+const storedSQL = `SELECT u.i FROM unnest($1::bytea[], $2::bytea[]) WITH ORDINALITY AS u(b, k, i) CROSS JOIN LATERAL (SELECT FROM evidence_kv e WHERE e.bucket = u.b AND e.key = u.k LIMIT 1) e`
+
 // copyNew copies the puts whose keys are not stored yet into evidence_kv
 // with COPY, under the rev the commit will give them, and returns the
 // others. The write lock keeps anyone else from storing those keys
@@ -525,7 +534,7 @@ func (t *tx) flushBatch() *pgx.Batch {
 func (t *tx) copyNew(b, k, v [][]byte) (ob, ok, ov [][]byte) {
 	batch := &pgx.Batch{}
 	batch.Queue(`SELECT n + 1 FROM evidence_commits`)
-	batch.Queue(`SELECT u.i FROM unnest($1::bytea[], $2::bytea[]) WITH ORDINALITY AS u(b, k, i) JOIN evidence_kv e ON e.bucket = u.b AND e.key = u.k`, b, k)
+	batch.Queue(storedSQL, b, k)
 	br := t.conn.SendBatch(bg, batch)
 	var rev int64
 	err := br.QueryRow().Scan(&rev)

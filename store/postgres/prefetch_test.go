@@ -276,3 +276,41 @@ func TestPrefetchWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPlans: the queries that read many keys at once probe the primary
+// key once a key even on a table without statistics (a new store being
+// filled), where a join would scan the whole table, and a prepared
+// statement would keep that plan.
+func TestPlans(t *testing.T) {
+	b := openBackend(t, migrated(t))
+	conn, err := b.pool.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(context.Background(), `SET plan_cache_mode = force_generic_plan`); err != nil {
+		t.Fatal(err)
+	}
+	for name, q := range map[string]struct{ sql, types, args string }{
+		"prefetchSQL": {prefetchSQL, "bytea[], bytea[], bigint[]", `ARRAY['docs'::bytea, 'meta'], ARRAY['a'::bytea, 'b'], ARRAY[-1, -1]::bigint[]`},
+		"storedSQL":   {storedSQL, "bytea[], bytea[]", `ARRAY['docs'::bytea, 'meta'], ARRAY['a'::bytea, 'b']`},
+	} {
+		// A prepared statement's generic plan, as pgx's statement cache
+		// comes to use (the arrays' lengths unknown).
+		if _, err := conn.Exec(context.Background(), "PREPARE "+strings.ToLower(name)+" ("+q.types+") AS "+q.sql); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		rows, err := conn.Query(context.Background(), "EXPLAIN EXECUTE "+strings.ToLower(name)+" ("+q.args+")", pgx.QueryExecModeSimpleProtocol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := strings.Join(lines, "\n")
+		if strings.Contains(all, "Seq Scan on evidence_kv") || !strings.Contains(all, "evidence_kv_pkey") {
+			t.Errorf("%s on a table without statistics:\n%s", name, all)
+		}
+	}
+}
