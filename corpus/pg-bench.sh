@@ -12,7 +12,10 @@
 # user when run as root) and stopped by its pid at the end. FSYNC=off runs
 # it without fsync (as the tests do); the default keeps fsync on, as bbolt.
 #
-# Usage: [RUNS=3] [MB=10] [FSYNC=on|off] corpus/pg-bench.sh
+# EVIDENCE=path runs that build of evidence instead of building this tree
+# (to compare two builds, run the script for each in turn).
+#
+# Usage: [RUNS=3] [MB=10] [FSYNC=on|off] [EVIDENCE=bin] corpus/pg-bench.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.."
@@ -31,7 +34,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-go build -o "$work/evidence" ./cmd/evidence
+if [ -n "${EVIDENCE:-}" ]; then cp "$EVIDENCE" "$work/evidence"; else go build -o "$work/evidence" ./cmd/evidence; fi
 if [ ! -f "$src/.done" ]; then
   rm -rf "$src"
   go run corpus/langchain-split-gen.go "$src" "$mb" >&2

@@ -46,6 +46,9 @@ func assignIDs(db Store, sources []source, base string) ([]source, []*Result, er
 		return db.View(fn)
 	}
 	err = view(func(tx *store.Tx) error {
+		if tx != nil {
+			prefetchIDs(tx, root, sources)
+		}
 		for _, s := range sources {
 			abs, err := filepath.Abs(s.path)
 			if err != nil {
@@ -70,6 +73,35 @@ func assignIDs(db Store, sources []source, base string) ([]source, []*Result, er
 		return nil
 	})
 	return kept, failed, err
+}
+
+// prefetchIDs reads ahead, in two round trips on a database server, the
+// documents assignIDs may look up — each source's id and the ids
+// storedUnder tries — and the newest version of each stored one, instead
+// of one round trip a lookup.
+func prefetchIDs(tx *store.Tx, root string, sources []source) {
+	var ids []string
+	for _, s := range sources {
+		abs, err := filepath.Abs(s.path)
+		if err != nil {
+			continue // the loop reports it
+		}
+		if id, inside := relativeID(root, abs); inside {
+			ids = append(ids, id)
+		}
+		parts := strings.Split(strings.TrimPrefix(filepath.ToSlash(abs), "/"), "/")
+		for i := range parts {
+			ids = append(ids, strings.Join(parts[i:], "/"))
+		}
+	}
+	tx.PrefetchDocuments(ids)
+	var versions []string
+	for _, id := range ids {
+		if doc, err := tx.Document(id); err == nil && len(doc.Versions) > 0 {
+			versions = append(versions, doc.Versions[len(doc.Versions)-1])
+		}
+	}
+	tx.PrefetchVersions(versions)
 }
 
 // relativeID returns the slash-separated path of abs relative to root and

@@ -82,6 +82,7 @@ type plan struct {
 func planSource(db Store, s source, sourceHash store.ID, rc recipe, explicit bool, undelete bool) (*plan, error) {
 	p := &plan{rc: rc}
 	err := db.View(func(tx *store.Tx) error {
+		tx.PrefetchPlan(s.id) // one round trip for the reads below, on a database server
 		version := func(id string) (*store.Version, error) {
 			v, err := tx.Version(id)
 			if errors.Is(err, store.ErrNotFound) {

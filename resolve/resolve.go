@@ -101,6 +101,7 @@ func chunkTx(tx *store.Tx, r *Resolution, principal string) error {
 		r.Status, r.Reason = StatusNotFound, "invalid chunk id"
 		return nil
 	}
+	tx.PrefetchChunk(versionID, ordinal) // one round trip for what follows, on a database server
 	v, current, ok, err := loadVersion(tx, r, versionID, principal)
 	if !ok || err != nil {
 		return err

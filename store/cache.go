@@ -186,3 +186,16 @@ func (c *recordCache[T]) stats() (entries, bytes int) {
 	defer c.mu.RUnlock()
 	return len(c.index), c.bytes
 }
+
+// peek returns the record last decoded under key, without the stored
+// bytes to compare: a guess at what the key holds now, good for choosing
+// what to read (Tx.PrefetchChunk), never for serving. The value is shared
+// and must not be changed.
+func (c *recordCache[T]) peek(key []byte) *T {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if i, ok := c.index[string(key)]; ok {
+		return c.entries[i].val
+	}
+	return nil
+}

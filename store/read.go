@@ -29,9 +29,10 @@ type Tx struct {
 	// Get, which allocates less than a cursor kept for reuse.
 	buckets [numHot]*bolt.Bucket
 	cursors [numHot]*bolt.Cursor
-	// The same for another backend.
+	// The same for another backend, whose point reads go through Get:
+	// a database server answers a point query more cheaply than a
+	// cursor's range, and a key a Prefetcher found absent without one.
 	kvBuckets [numHot]Bucket
-	kvCursors [numHot]Cursor
 }
 
 // newTx wraps a backend transaction.
@@ -79,16 +80,8 @@ func (t *Tx) get(bucket int, key []byte) []byte {
 
 // getKV is get through the Backend interface.
 func (t *Tx) getKV(bucket int, key []byte) []byte {
-	if c := t.kvCursors[bucket]; c != nil {
-		k, v := c.Seek(key)
-		if !bytes.Equal(k, key) {
-			return nil
-		}
-		return v
-	}
 	if b := t.kvBuckets[bucket]; b != nil {
-		t.kvCursors[bucket] = b.Cursor()
-		return t.getKV(bucket, key)
+		return b.Get(key)
 	}
 	b := t.tx.Bucket(hotBuckets[bucket])
 	if b == nil {

@@ -86,6 +86,7 @@ func (db *DB) PutVersions(nvs []*NewVersion) ([]PutResult, error) {
 	results := make([]PutResult, len(nvs))
 	err := db.update(func(tx BackendTx) error {
 		w := writer{tx: tx, now: time.Now().UTC()}
+		prefetchPut(tx, nvs)
 		for i, nv := range nvs {
 			r, err := w.put(nv)
 			if err != nil {

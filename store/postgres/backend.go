@@ -24,6 +24,7 @@ type backend struct {
 	acquireWait time.Duration
 	maxConns    int32
 	values      valueCache
+	parking     parking
 	reads       *backend // a read replica's, which read transactions use; nil for none
 
 	mu    sync.Mutex
@@ -45,21 +46,30 @@ func (b *backend) Begin(writable bool) (store.BackendTx, error) {
 	if !writable && b.reads != nil {
 		return b.reads.Begin(false)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), b.acquireWait)
-	conn, err := b.pool.Acquire(ctx)
-	cancel()
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("%w: %s: no pooled connection free after %s (pool_max_conns=%d; raise it, or pool_acquire_timeout)", store.ErrUnavailable, b.name, b.acquireWait, b.maxConns)
+	t := &tx{b: b, writable: writable}
+	if t.conn = b.unpark(); t.conn != nil {
+		t.parked = true // still inside the read transaction that parked it
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), b.acquireWait)
+		conn, err := b.pool.Acquire(ctx)
+		cancel()
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				return nil, fmt.Errorf("%w: %s: no pooled connection free after %s (pool_max_conns=%d; raise it, or pool_acquire_timeout)", store.ErrUnavailable, b.name, b.acquireWait, b.maxConns)
+			}
+			return nil, b.fail(err)
 		}
-		return nil, b.fail(err)
+		t.conn = conn
 	}
-	t := &tx{b: b, conn: conn, writable: writable}
+	conn := t.conn
 	if !writable {
 		return t, nil // BEGIN goes with the first read (tx.queryRow)
 	}
 	t.begun = true
 	begin := fmt.Sprintf("BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(%d)", lockWrite)
+	if t.parked {
+		begin, t.parked = "ROLLBACK; "+begin, false
+	}
 	if _, err := conn.Exec(context.Background(), begin); err != nil { // no arguments: one round trip
 		conn.Release()
 		return nil, b.fail(err)
@@ -88,8 +98,10 @@ func (b *backend) Batch(fn func(store.BackendTx) error) error {
 }
 
 func (b *backend) Close() error {
+	b.closeParking()
 	b.pool.Close()
 	if b.reads != nil {
+		b.reads.closeParking()
 		b.reads.pool.Close()
 	}
 	return nil
@@ -104,10 +116,16 @@ type tx struct {
 	conn     *pgxpool.Conn
 	writable bool
 	begun    bool // BEGIN was sent
+	parked   bool // conn is still inside an ended read transaction: ROLLBACK goes before BEGIN
 	done     bool
 
 	id     uint64
 	haveID bool
+
+	// prefetched holds what Prefetch read, by cacheKey: a read
+	// transaction's later Get or Seek of one of those keys is answered
+	// from it, in the same snapshot, without a round trip.
+	prefetched map[string]fetched
 
 	pending  map[string]map[string]op // bucket -> key -> the last write
 	held     int                      // bytes of keys and values in pending
@@ -162,6 +180,14 @@ func (t *tx) Rollback() error {
 	if t.done {
 		return nil
 	}
+	if !t.writable && (t.begun || t.parked) {
+		// A read transaction has nothing to undo: its connection is
+		// parked, and its ROLLBACK goes with the next transaction's first
+		// round trip (or after parkFor), never in the caller's way.
+		t.done = true
+		t.b.park(t.conn)
+		return nil
+	}
 	if !t.begun { // a read transaction that read nothing
 		t.end()
 		return nil
@@ -185,7 +211,11 @@ func (t *tx) ensureBegun() {
 		return
 	}
 	t.begun = true
-	if _, err := t.conn.Exec(bg, beginRead); err != nil {
+	begin := beginRead
+	if t.parked {
+		begin, t.parked = "ROLLBACK; "+begin, false
+	}
+	if _, err := t.conn.Exec(bg, begin); err != nil {
 		t.fault(err)
 	}
 }
@@ -196,16 +226,166 @@ func (t *tx) queryRow(sql string, args ...any) pgx.Row {
 	if t.begun {
 		return t.conn.QueryRow(bg, sql, args...)
 	}
-	t.begun = true
-	batch := &pgx.Batch{}
-	batch.Queue(beginRead)
-	batch.Queue(sql, args...)
-	br := t.conn.SendBatch(bg, batch)
-	if _, err := br.Exec(); err != nil {
-		br.Close()
+	br, err := t.beginWith(sql, args)
+	if err != nil {
 		return errRow{err}
 	}
 	return batchRow{br: br, row: br.QueryRow()}
+}
+
+// beginWith sends BEGIN and a read transaction's first query in one
+// round trip and returns the results of the query to read. A connection
+// that turns out to have died while idle in the pool (the server
+// restarted, or ended the session) is replaced by a new one, once: the
+// transaction had not begun on it, so nothing was read in another
+// snapshot, and a read transaction that begins now on the new connection
+// is what the caller asked for. A connection lost once the transaction
+// has begun fails its reads (store.ErrUnavailable), as before.
+func (t *tx) beginWith(sql string, args []any) (pgx.BatchResults, error) {
+	t.begun = true
+	for retry := true; ; retry = false {
+		batch := &pgx.Batch{}
+		rollback := t.parked
+		if rollback {
+			batch.Queue("ROLLBACK") // the parked transaction's
+			t.parked = false
+		}
+		batch.Queue(beginRead)
+		batch.Queue(sql, args...)
+		br := t.conn.SendBatch(bg, batch)
+		_, err := br.Exec()
+		if err == nil && rollback {
+			_, err = br.Exec()
+		}
+		if err == nil {
+			return br, nil
+		}
+		br.Close()
+		if !retry || !t.conn.Conn().IsClosed() || !unreachable(err) {
+			return nil, err
+		}
+		t.conn.Release() // closed: the pool drops it
+		ctx, cancel := context.WithTimeout(bg, t.b.acquireWait)
+		conn, aerr := t.b.pool.Acquire(ctx)
+		cancel()
+		if aerr != nil {
+			t.done = true // no connection to release
+			return nil, err
+		}
+		t.conn = conn
+	}
+}
+
+// fetched is a key Prefetch read: its value, or that it is not stored.
+type fetched struct {
+	val   []byte
+	found bool
+}
+
+// Prefetch reads keys in one round trip (with BEGIN, when it is the
+// transaction's first read), in the transaction's snapshot, and keeps them
+// for the later reads of the transaction (store.Prefetcher). A read
+// transaction reads through the cache of large values, as Get does. In a
+// write transaction its pending writes still come first (Get looks at
+// them before), a key written is not read, and what was read is dropped
+// when the pending writes are sent (flush): nobody else writes meanwhile
+// (the write lock), so the rows read stay the rows stored until then.
+func (t *tx) Prefetch(keys []store.KeyRef) {
+	if t.prefetched == nil {
+		t.prefetched = make(map[string]fetched, len(keys))
+	}
+	var bs, ks [][]byte
+	var revs []int64
+	var cks []string
+	var cached [][]byte
+	for _, kr := range keys {
+		ck := cacheKey(kr.Bucket, kr.Key)
+		if _, ok := t.prefetched[ck]; ok || slices.Contains(cks, ck) {
+			continue
+		}
+		var rev int64 = -1
+		var cv []byte
+		if t.writable {
+			if _, ok := t.pending[string(kr.Bucket)][string(kr.Key)]; ok {
+				continue
+			}
+		} else if r, v, ok := t.b.values.get(ck); ok {
+			rev, cv = r, v
+		}
+		bs, ks, revs, cks, cached = append(bs, kr.Bucket), append(ks, kr.Key), append(revs, rev), append(cks, ck), append(cached, cv)
+	}
+	if len(ks) == 0 {
+		return
+	}
+	found := make([]bool, len(ks))
+	vals := make([][]byte, len(ks))
+	var i, r int64
+	var same bool
+	var v []byte
+	err := t.queryRows(prefetchSQL, []any{bs, ks, revs}, []any{&i, &r, &same, &v}, func() error {
+		j := int(i) - 1
+		if j < 0 || j >= len(ks) {
+			return fmt.Errorf("prefetch: row %d of %d keys", i, len(ks))
+		}
+		found[j] = true
+		switch {
+		case same:
+			vals[j] = cached[j]
+		case v == nil:
+			vals[j] = []byte{}
+		default:
+			vals[j] = v
+			if !t.writable {
+				t.b.values.put(cks[j], r, v)
+			}
+		}
+		v = nil // Scan into a nil slice allocates a new one
+		return nil
+	})
+	if err != nil {
+		t.fault(err)
+	}
+	for j, ck := range cks {
+		t.prefetched[ck] = fetched{val: vals[j], found: found[j]}
+	}
+}
+
+// prefetchSQL reads the rows of keys ($1 buckets, $2 keys) by primary
+// key, each with its rev and its value unless rev is the cached one ($3,
+// -1 for none), numbered by their place in the arrays; a key not stored
+// has no row. The LIMIT keeps the LATERAL subquery from being pulled up
+// into a join, which on a table without statistics yet (a new store
+// being filled) plans as a hash join over a scan of the whole table, and
+// a prepared statement keeps that plan: it is one index probe a key
+// whatever the statistics say.
+const prefetchSQL = `SELECT u.i, e.rev, e.rev = u.r, CASE WHEN e.rev = u.r THEN NULL ELSE e.value END
+FROM unnest($1::bytea[], $2::bytea[], $3::bigint[]) WITH ORDINALITY AS u(b, k, r, i)
+CROSS JOIN LATERAL (SELECT rev, value FROM evidence_kv WHERE bucket = u.b AND key = u.k LIMIT 1) e`
+
+// queryRows runs a query and calls fn with each row scanned into dest;
+// the first read of a read transaction sends BEGIN with it, in one round
+// trip.
+func (t *tx) queryRows(sql string, args, dest []any, fn func() error) error {
+	if t.begun {
+		rows, err := t.conn.Query(bg, sql, args...)
+		if err != nil {
+			return err
+		}
+		_, err = pgx.ForEachRow(rows, dest, fn)
+		return err
+	}
+	br, err := t.beginWith(sql, args)
+	if err != nil {
+		return err
+	}
+	rows, err := br.Query()
+	if err == nil {
+		_, err = pgx.ForEachRow(rows, dest, fn)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // batchRow is the row of queryRow's batch, which Scan closes.
@@ -319,6 +499,7 @@ func (t *tx) flushBatch() *pgx.Batch {
 		}
 	}
 	clear(t.pending)
+	clear(t.prefetched) // what the writes sent change is read afresh
 	t.held = 0
 	if len(dk) > 0 {
 		batch.Queue(`DELETE FROM evidence_kv k USING unnest($1::bytea[], $2::bytea[]) AS d(bucket, key) WHERE k.bucket = d.bucket AND k.key = d.key`, db, dk)
@@ -341,6 +522,11 @@ func (t *tx) flushBatch() *pgx.Batch {
 	return batch
 }
 
+// storedSQL numbers the keys ($1 buckets, $2 keys) that are stored: one
+// index probe a key, as prefetchSQL's, whatever the statistics (a join
+// planned without them scans the whole table every commit).
+const storedSQL = `SELECT u.i FROM unnest($1::bytea[], $2::bytea[]) WITH ORDINALITY AS u(b, k, i) CROSS JOIN LATERAL (SELECT FROM evidence_kv e WHERE e.bucket = u.b AND e.key = u.k LIMIT 1) e`
+
 // copyNew copies the puts whose keys are not stored yet into evidence_kv
 // with COPY, under the rev the commit will give them, and returns the
 // others. The write lock keeps anyone else from storing those keys
@@ -348,7 +534,7 @@ func (t *tx) flushBatch() *pgx.Batch {
 func (t *tx) copyNew(b, k, v [][]byte) (ob, ok, ov [][]byte) {
 	batch := &pgx.Batch{}
 	batch.Queue(`SELECT n + 1 FROM evidence_commits`)
-	batch.Queue(`SELECT u.i FROM unnest($1::bytea[], $2::bytea[]) WITH ORDINALITY AS u(b, k, i) JOIN evidence_kv e ON e.bucket = u.b AND e.key = u.k`, b, k)
+	batch.Queue(storedSQL, b, k)
 	br := t.conn.SendBatch(bg, batch)
 	var rev int64
 	err := br.QueryRow().Scan(&rev)
@@ -425,6 +611,12 @@ func (bk *bucket) Get(key []byte) []byte {
 	if !bk.t.writable {
 		return bk.getCached(key)
 	}
+	if f, ok := bk.t.prefetched[cacheKey(bk.key, key)]; ok {
+		if !f.found {
+			return nil
+		}
+		return f.val
+	}
 	var v []byte
 	err := bk.t.conn.QueryRow(bg, `SELECT value FROM evidence_kv WHERE bucket = $1 AND key = $2`, bk.key, key).Scan(&v)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -444,6 +636,12 @@ func (bk *bucket) Get(key []byte) []byte {
 // cache of large values, which is then the value (see valueCache).
 func (bk *bucket) getCached(key []byte) []byte {
 	ck := cacheKey(bk.key, key)
+	if f, ok := bk.t.prefetched[ck]; ok {
+		if !f.found {
+			return nil
+		}
+		return f.val
+	}
 	rev, cv, ok := bk.t.b.values.get(ck)
 	if !ok {
 		rev = -1

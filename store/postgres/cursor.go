@@ -10,7 +10,7 @@ import (
 
 // cursor walks a bucket a page of keys at a time: one round trip fetches
 // the next page in the direction of travel, never a round trip a key nor
-// the whole bucket. A Seek, which the store also uses as a point lookup,
+// the whole bucket. A Seek, often a lookup of the first key of a prefix,
 // fetches one key; each later page is four times the last, up to
 // maxPage keys, and shrinks again when its values are large (texts).
 // In a write transaction the cursor sends the pending writes before it
@@ -173,11 +173,15 @@ func (c *cursor) at(dir int) ([]byte, []byte) {
 }
 
 // seekCached is the first fetch of a Seek in a read transaction, one row,
-// through the cache of large values as Get's is: the store reads a bucket
-// a second time in a transaction through a cursor's Seek.
+// through the cache of large values and the prefetched keys as Get's is:
+// a caller may look a key up with a cursor's Seek.
 func (c *cursor) seekCached(key []byte) (keys, vals [][]byte, full bool) {
 	t := c.bk.t
 	ck := cacheKey(c.bk.key, key)
+	if f, ok := t.prefetched[ck]; ok && f.found { // a prefetched absent key says nothing of the keys after it
+		c.n = 4
+		return [][]byte{bytes.Clone(key)}, [][]byte{f.val}, true
+	}
 	rev, cv, ok := t.b.values.get(ck)
 	if !ok {
 		rev = -1

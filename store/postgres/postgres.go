@@ -53,6 +53,12 @@ const (
 
 // connect opens a pool for dsn and checks that the database answers.
 func connect(dsn string, opts *store.Options) (*backend, error) {
+	return connectWith(dsn, opts, nil)
+}
+
+// connectWith is connect with tune, when not nil, applied to the pool's
+// configuration first (a test's tracer).
+func connectWith(dsn string, opts *store.Options, tune func(*pgxpool.Config)) (*backend, error) {
 	name := Redact(dsn)
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
@@ -70,6 +76,9 @@ func connect(dsn string, opts *store.Options) (*backend, error) {
 	}
 	if opts != nil && opts.ReadOnly {
 		params["default_transaction_read_only"] = "on"
+	}
+	if tune != nil {
+		tune(cfg)
 	}
 	b.maxConns = cfg.MaxConns
 	ctx, cancel := context.WithTimeout(context.Background(), connectWait)
