@@ -191,6 +191,10 @@ func TestCheckFigures(t *testing.T) {
 		{name: "a decimal without its 0", claim: "This article used a rule of 0.4pt.", span: "In this article a value of .4pt was used."},
 		{name: "a decimal without its 0, changed", claim: "This article used a rule of 0.5pt.", span: "In this article a value of .4pt was used.",
 			missing: []string{"count:pt=0.5"}, contradicted: true},
+		{name: "a year the evidence reads as a count", claim: "the six largest departments in 1973, classified by sex",
+			span: "the six largest departments in 1973 classified by admission and sex"},
+		{name: "a year the evidence reads as a count, changed", claim: "the six largest departments in 1974, classified by sex",
+			span: "the six largest departments in 1973 classified by admission and sex", missing: []string{"year=1974"}},
 		{name: "a fiscal year stays a year", claim: "revenue rose in FY 2024.", span: "revenue rose in FY 2023",
 			missing: []string{"year=2024"}, contradicted: true},
 
@@ -394,6 +398,11 @@ func TestOneWrittenAsWord(t *testing.T) {
 		{"Arguments are matched in 3 passes.", "Matching is done by a 3-pass process.", false},
 		{"Arguments are matched in 2 passes.", "Matching is done by a three-pass process.", true},
 		{"Arguments are matched in 3 steps.", "Matching is done by a three-pass process.", true},
+		// numbers a claim lists across a range the evidence writes
+		{"Emulated runlevels 2, 3 and 4 all point to multi-user.target.", "Emulated runlevel 2 to 4 are all symlinked to multi-user.target.", false},
+		{"Emulated runlevels 2, 3 and 4 all point to multi-user.target.", "Emulated runlevels 2–4 are all symlinked to multi-user.target.", false},
+		{"Emulated runlevel 3 points to multi-user.target.", "Emulated runlevel 2 to 4 are all symlinked to multi-user.target.", true},
+		{"Emulated runlevels 2, 3 and 4 all point to multi-user.target.", "Emulated runlevel 2 to 45 are all symlinked to multi-user.target.", true},
 	} {
 		claim := Figures(tt.claim)
 		ev := appendOnes(Figures(tt.evidence), claim, tt.evidence)

@@ -54,6 +54,11 @@ func (m *meaningScanner) deniedOnly(res *meaningResult, negText *mtext, negClaus
 	if !ok {
 		return false
 	}
+	// "without within, this case is ignored" against "this case is
+	// ignored when within is not present": the same absence.
+	if absenceSaid(negText, k, other) {
+		return true
+	}
 	// "{1-5} instead of {1,2,3,4,5}" against "{1-5} can replace
 	// {1,2,3,4,5}": the other side says the same displacement in a word
 	// of its own.
@@ -942,6 +947,40 @@ func (t *mtext) substitutes(c *mclause) bool {
 func conditionalDenial(negText *mtext, k int, negClause *mclause, other *mtext, otherClause *mclause) bool {
 	return negText.withoutAfter(k, negClause) && !other.holdsWithout(otherClause)
 }
+
+// absenceSaid reports whether negator k is "without W" and other says
+// W is absent in a phrase of its own: "W is not present" (given, set,
+// specified, supplied, provided, defined), "W is absent" (missing,
+// omitted), "no W is given".
+func absenceSaid(negText *mtext, k int, other *mtext) bool {
+	toks := negText.toks
+	if toks[k].w != "without" || k+1 >= len(toks) || toks[k+1].brk != brkNone {
+		return false
+	}
+	w := toks[k+1].w
+	ot := other.toks
+	for j := range ot {
+		if ot[j].w != w {
+			continue
+		}
+		// W, then within three words "not" and a word of presence, or a
+		// word of absence.
+		for n := j + 1; n < len(ot) && n <= j+4 && ot[n].brk < brkComma; n++ {
+			if absenceWords[ot[n].w] {
+				return true
+			}
+			if ot[n].w == "not" && n+1 < len(ot) && presenceWords[ot[n+1].w] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var (
+	presenceWords = map[string]bool{"present": true, "given": true, "set": true, "specified": true, "supplied": true, "provided": true, "defined": true}
+	absenceWords  = map[string]bool{"absent": true, "missing": true, "omitted": true}
+)
 
 // withoutAfter reports whether the segment of clause c holds "without"
 // after negator k (clauses part at "and", the condition may be past it).

@@ -311,7 +311,7 @@ func heldBy(evs []meaningEvidence, w string) bool {
 // hyphens as spaces, or its parts apart ("D-type" for "D type",
 // "MLCFG-to-WhyML" for "from the MLCFG language to regular WhyML"); a
 // CamelCase name by its capitals ("NetworkManager" for "NM"); accents
-// ("Bezier" for "Bézier").
+// ("Bezier" for "Bézier"); broken at a line's end ("Be-\nhind").
 func heldAnotherWay(evs []meaningEvidence, w string) bool {
 	if strings.Contains(w, "-") {
 		if heldExactly(evs, strings.ReplaceAll(w, "-", " ")) {
@@ -330,10 +330,13 @@ func heldAnotherWay(evs []meaningEvidence, w string) bool {
 	}
 	plain := withoutAccents(w)
 	for i := range evs {
-		if c := evs[i].chunk; !isASCII(c) || plain != w {
-			if containsWordFold(withoutAccents(c), plain) {
-				return true
-			}
+		c := evs[i].chunk
+		if (!isASCII(c) || plain != w) && containsWordFold(withoutAccents(c), plain) {
+			return true
+		}
+		// "Be-\nhind Bars": a word broken at a line's end.
+		if strings.Contains(c, "-\n") && containsWordFold(strings.ReplaceAll(c, "-\n", ""), w) {
+			return true
 		}
 	}
 	return false

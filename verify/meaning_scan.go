@@ -407,9 +407,15 @@ func (t *mtext) phrases() {
 		}
 	}
 	// "No, the policy does not cover …": an answer's "no" before a comma
-	// denies the question, not the words after it.
+	// denies the question, not the words after it. "a character it lacks
+	// prints …": a verb of lacking after its subject pronoun ends a
+	// relative clause whose object came before it; it denies nothing
+	// after it.
 	for i := range toks {
 		if toks[i].neg && toks[i].w == "no" && (i+1 == len(toks) || toks[i+1].brk >= brkComma) {
+			toks[i].neg = false
+		}
+		if toks[i].neg && lackVerbs[toks[i].w] && relativeLack(toks, i) {
 			toks[i].neg = false
 		}
 	}
@@ -441,6 +447,30 @@ func (t *mtext) phrases() {
 	}
 	t.negatedBounds()
 }
+
+// lackVerbs are the negators that are verbs of lacking, and
+// subjectPronouns the words that, right before one, make it the end of a
+// relative clause ("the glyphs it lacks").
+var (
+	lackVerbs       = map[string]bool{"lack": true, "lacks": true, "lacked": true}
+	subjectPronouns = map[string]bool{"it": true, "they": true, "he": true, "she": true, "we": true, "you": true, "i": true, "one": true}
+)
+
+// relativeLack reports whether the verb of lacking at i ends a relative
+// clause: right after a subject pronoun that follows a content word with
+// no break ("a character it lacks prints": the "that" left out), and not
+// before a determiner ("the device it ships lacks a port"). "; it lacks
+// power", "and it lacks power" are main clauses: no content word before
+// the pronoun.
+func relativeLack(toks []mtok, i int) bool {
+	if i < 2 || !subjectPronouns[toks[i-1].w] || toks[i-1].brk != brkNone || toks[i].brk != brkNone || !toks[i-2].content {
+		return false
+	}
+	return i+1 == len(toks) || toks[i+1].brk != brkNone || !determiners[toks[i+1].w]
+}
+
+// determiners open a noun phrase: after a verb, its object.
+var determiners = map[string]bool{"a": true, "an": true, "the": true, "any": true, "some": true, "its": true, "their": true, "his": true, "her": true, "our": true, "your": true, "no": true, "all": true}
 
 // negatedBounds turns a bound or timing that a negator denies, with at
 // most two words between them in its clause (a timing: right before it),
@@ -589,7 +619,7 @@ func (t *mtext) split() {
 		neither := false
 		for k := c.from; k < c.to; k++ {
 			tok := &t.toks[k]
-			if tok.flags&fRestrict != 0 && c.modals&(1<<vPermission) != 0 {
+			if tok.flags&fRestrict != 0 && c.modals&(1<<vPermission) != 0 && !t.quantityAfter(k, c) {
 				c.restricted = true
 			}
 			if oneNegation(tok, &neither) {
@@ -712,4 +742,17 @@ func (t *mtext) stemSet(from, to int) []uint32 {
 	set = slices.Compact(set)
 	t.sets = t.sets[:start+len(set)]
 	return set[:len(set):len(set)]
+}
+
+// quantityAfter reports whether token k ("only") is followed by a
+// quantity ("only limited effort", "only a few", "only 2"): it then
+// bounds the amount, not what the modal allows ("can spend only limited
+// administration effort" says what "can spend limited administration
+// efforts" says).
+func (t *mtext) quantityAfter(k int, c *mclause) bool {
+	if k+1 >= c.to {
+		return false
+	}
+	next := &t.toks[k+1]
+	return lex.quantities[next.w] || next.w != "" && next.w[0] >= '0' && next.w[0] <= '9'
 }

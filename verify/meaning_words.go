@@ -40,6 +40,7 @@ type meaningWords struct {
 	ScopeConjunctions  []string              `json:"scope_conjunctions"`
 	Antonyms           [][2][]string         `json:"antonyms"`
 	Substitutions      []string              `json:"substitutions"`
+	Quantities         []string              `json:"restriction_quantities"`
 }
 
 // Phrase kinds; a phrase's value says which bound, period, trend or modal.
@@ -114,6 +115,8 @@ type lexicon struct {
 	// substitutions are words of displacement ("replaces"), as written
 	// (lower case): what "instead of" says in a word.
 	substitutions map[string]bool
+	// quantities, after a restriction word, make it bound an amount.
+	quantities map[string]bool
 }
 
 // wordTable is an open-addressing table of the lexicon's words keyed by
@@ -259,6 +262,10 @@ func parseLexicon(b []byte) (*lexicon, error) {
 	}
 	for w, base := range l.irregular {
 		word(w).irregular = base
+	}
+	l.quantities = map[string]bool{}
+	for _, w := range w.Quantities {
+		l.quantities[w] = true
 	}
 	l.substitutions = map[string]bool{}
 	for _, w := range w.Substitutions {

@@ -570,20 +570,73 @@ func checkFigures(claim, evidence []Figure) (missing []Figure, contradicted bool
 	return missing, contradicted
 }
 
-// yearAsNumber reports whether the claim's year is a bare number of the
-// evidence, or its bare number a year there: the words after it decide
-// which the scanner reads ("came out in 1994, and" is a year, "was
-// released in 1994 and added" a number), not what it is.
+// yearAsNumber reports whether the claim's year is a bare number or a
+// count of the evidence, or its bare number a year there: the words after
+// it decide which the scanner reads ("came out in 1994, and" is a year,
+// "was released in 1994 and added" a number, "in 1973 classified by" a
+// count), not what it is.
 func yearAsNumber(f Figure, evidence []Figure) bool {
 	if f.Kind != "year" && f.Kind != "number" {
 		return false
 	}
 	for _, e := range evidence {
-		if e.Value == f.Value && e.Kind != f.Kind && (e.Kind == "year" || e.Kind == "number") {
+		if e.Value == f.Value && e.Kind != f.Kind && (e.Kind == "year" || e.Kind == "number" ||
+			f.Kind == "year" && strings.HasPrefix(e.Kind, "count:")) { // "in 1973 classified by": no count of classified
 			return true
 		}
 	}
 	return false
+}
+
+// appendRangeMembers adds to the evidence figures the numbers a claim
+// lists between two of its own that the evidence writes as a range:
+// "runlevels 2, 3 and 4" in "runlevel 2 to 4" (also "2-4", "2–4", "2
+// through 4"). Only whole numbers, only a claim that states both ends,
+// and only ranges of 31 or fewer: a claim's "3%" alone is no member of
+// "between 2% and 4%", which states no 3%.
+func appendRangeMembers(ev, claim []Figure, evidence string) []Figure {
+	for _, f := range claim {
+		v, err := strconv.Atoi(f.Value)
+		if f.Kind != "number" || err != nil || slices.ContainsFunc(ev, func(e Figure) bool { return e.Value == f.Value }) {
+			continue
+		}
+		for _, a := range claim {
+			lo, err := strconv.Atoi(a.Value)
+			if !countLike(a.Kind) || err != nil || lo >= v {
+				continue
+			}
+			for _, b := range claim {
+				hi, err := strconv.Atoi(b.Value)
+				if !countLike(b.Kind) || err != nil || hi <= v || hi-lo > 31 {
+					continue
+				}
+				for _, sep := range [...]string{" to ", "-", "–", " through "} {
+					if r := a.Value + sep + b.Value; containsNumberPhrase(evidence, r) {
+						ev = append(ev, Figure{Kind: "number", Value: f.Value, Text: r})
+						goto next
+					}
+				}
+			}
+		}
+	next:
+	}
+	return ev
+}
+
+// containsNumberPhrase reports whether s holds p with no digit on either
+// side ("2 to 4" is not in "12 to 45").
+func containsNumberPhrase(s, p string) bool {
+	for from := 0; ; {
+		i := strings.Index(s[from:], p)
+		if i < 0 {
+			return false
+		}
+		i += from
+		if (i == 0 || !isDigit(rune(s[i-1]))) && (i+len(p) == len(s) || !isDigit(rune(s[i+len(p)]))) {
+			return true
+		}
+		from = i + 1
+	}
 }
 
 // countedAs reports whether the evidence states the claim's bare number or
@@ -621,6 +674,7 @@ func countedAs(f Figure, evidence []Figure) bool {
 // process" (the scanner reads no count in "three-pass", as "two-factor"
 // counts no factors).
 func appendOnes(ev, claim []Figure, evidence string) []Figure {
+	ev = appendRangeMembers(ev, claim, evidence)
 	for _, f := range claim {
 		if noun, ok := strings.CutPrefix(f.Kind, "count:"); ok && f.Value != "" && f.Value[0] != '-' {
 			if v, err := strconv.Atoi(f.Value); err == nil && v > 0 && v < 100 {
