@@ -784,6 +784,7 @@ func wordAt(s string, i int) (string, int) {
 }
 
 func singular(w string) string {
+	w = americanSpelling(w)
 	switch {
 	case len(w) <= 3 || !strings.HasSuffix(w, "s") || strings.HasSuffix(w, "ss") || strings.HasSuffix(w, "us"):
 		return w // "class", "status"
@@ -794,6 +795,17 @@ func singular(w string) string {
 		return w[:len(w)-2] // "classes", "statuses", "batches", "boxes"
 	}
 	return w[:len(w)-1]
+}
+
+// americanSpelling folds a noun's British "-our" into "-or" ("the 1.23
+// behaviour" counts what "the 1.23 behavior" counts); words of five
+// letters or fewer ("hour", "four", "your") keep theirs.
+func americanSpelling(w string) string {
+	if len(w) > 5 && (strings.HasSuffix(w, "our") || strings.HasSuffix(w, "ours")) {
+		i := strings.LastIndex(w, "our")
+		return w[:i] + "or" + w[i+3:]
+	}
+	return w
 }
 
 // sameKind reports whether two figures measure the same thing: the same
@@ -878,11 +890,29 @@ var numberWords = map[string]bool{"no": true, "nos": true, "nr": true}
 func withoutOwnSections(missing []Figure, good []accepted, evs []EvidenceReport) []Figure {
 	out := missing[:0]
 	for _, f := range missing {
-		if !f.Reference || !inOwnSection(f.Value, good, evs) {
-			out = append(out, f)
+		if f.Reference && inOwnSection(f.Value, good, evs) || f.Kind == "id" && idInOwnSection(f, good, evs) {
+			continue
 		}
+		out = append(out, f)
 	}
 	return out
+}
+
+// idInOwnSection reports whether an identifier of the claim ("CWE-427")
+// is one a heading of an accepted chunk's section path holds: "####
+// Uncontrolled Search Path Element (CWE-427)" above the rule the claim
+// states.
+func idInOwnSection(f Figure, good []accepted, evs []EvidenceReport) bool {
+	for _, g := range good {
+		for _, heading := range evs[g.report].SectionPath {
+			for _, h := range Figures(heading) {
+				if h.Kind == "id" && h.Value == f.Value {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func inOwnSection(value string, good []accepted, evs []EvidenceReport) bool {

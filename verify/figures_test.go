@@ -195,6 +195,10 @@ func TestCheckFigures(t *testing.T) {
 			span: "the six largest departments in 1973 classified by admission and sex"},
 		{name: "a year the evidence reads as a count, changed", claim: "the six largest departments in 1974, classified by sex",
 			span: "the six largest departments in 1973 classified by admission and sex", missing: []string{"year=1974"}},
+		{name: "a counted noun in British spelling", claim: "Using gotestjsonbuildtext restores the 1.23 behaviour.",
+			span: "Using gotestjsonbuildtext restores the 1.23 behavior."},
+		{name: "a counted noun in British spelling, changed", claim: "Using gotestjsonbuildtext restores the 1.22 behaviour.",
+			span: "Using gotestjsonbuildtext restores the 1.23 behavior.", missing: []string{"count:behavior=1.22"}, contradicted: true},
 		{name: "a fiscal year stays a year", claim: "revenue rose in FY 2024.", span: "revenue rose in FY 2023",
 			missing: []string{"year=2024"}, contradicted: true},
 
@@ -306,7 +310,7 @@ func TestNextScale(t *testing.T) {
 
 func TestWithoutOwnSections(t *testing.T) {
 	good := []accepted{{report: 0}}
-	evs := []EvidenceReport{{SectionPath: []string{"22. Events of Default", "22.2 Non-payment"}}}
+	evs := []EvidenceReport{{SectionPath: []string{"22. Events of Default", "22.2 Non-payment", "Uncontrolled Search Path Element (CWE-427)"}}}
 	tests := []struct {
 		claim string
 		want  []string
@@ -317,6 +321,9 @@ func TestWithoutOwnSections(t *testing.T) {
 		// Only references: the plain 22.2 and an amount stay missing.
 		{"A missed payment of 22.2 is an Event of Default.", []string{"22.2"}},
 		{"Clause 22.2 applies from EUR 22.2.", []string{"22.2"}},
+		// An identifier a heading holds: the claim names its section.
+		{"Loading files from any accessible path is no vulnerability (CWE-427).", nil},
+		{"Loading files from any accessible path is no vulnerability (CWE-426).", []string{"CWE-426"}},
 	}
 	for _, tt := range tests {
 		var got []string

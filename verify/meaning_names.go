@@ -142,7 +142,18 @@ func codeLike(w string) bool {
 			return true
 		}
 	}
-	return !upper && digits > 0 && asciiLetter(w[0]) && strings.Contains(w, "-") && !sizeCompound(w)
+	return !upper && digits > 0 && asciiLetter(w[0]) && strings.Contains(w, "-") && !sizeCompound(w) && !prefixedNumber(w)
+}
+
+// prefixedNumber reports whether w is an English prefix on a number or a
+// version: "pre-1.24", "post-2020", "non-3rd".
+func prefixedNumber(w string) bool {
+	for _, p := range [...]string{"pre-", "post-", "non-", "mid-", "sub-", "over-", "under-"} {
+		if rest, ok := strings.CutPrefix(w, p); ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // sizeCompound reports whether w is letters, a hyphen and digits: English
@@ -197,9 +208,35 @@ func containsFold(s, w string) bool {
 	if strings.Contains(w, "_") && strings.Contains(strings.ToLower(s), strings.ToLower(strings.ReplaceAll(w, "_", " "))) {
 		return true
 	}
+	// "fips140=only" is held where the setting is named and "only" is one
+	// of its values, quoted: a list of a setting's values.
+	if name, value, ok := strings.Cut(w, "="); ok && name != "" && isLetters(value) &&
+		strings.Contains(strings.ToLower(s), strings.ToLower(name)) && quotedIn(s, value) {
+		return true
+	}
 	// ”1”/”I”/”l” holds 1/I/l: prose quotes the parts of what it names.
 	if strings.ContainsAny(s, "\"'`“”‘’") {
 		return strings.Contains(strings.ToLower(quoteMarks.Replace(s)), strings.ToLower(w))
+	}
+	return false
+}
+
+// isLetters reports whether s is one or more ASCII letters.
+func isLetters(s string) bool {
+	for k := 0; k < len(s); k++ {
+		if !asciiLetter(s[k]) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// quotedIn reports whether s holds v between quotation marks or backticks.
+func quotedIn(s, v string) bool {
+	for _, q := range [...][2]string{{"\"", "\""}, {"`", "`"}, {"“", "”"}, {"”", "”"}, {"'", "'"}, {"‘", "’"}} {
+		if strings.Contains(s, q[0]+v+q[1]) {
+			return true
+		}
 	}
 	return false
 }
@@ -311,7 +348,8 @@ func heldBy(evs []meaningEvidence, w string) bool {
 // hyphens as spaces, or its parts apart ("D-type" for "D type",
 // "MLCFG-to-WhyML" for "from the MLCFG language to regular WhyML"); a
 // CamelCase name by its capitals ("NetworkManager" for "NM"); accents
-// ("Bezier" for "Bézier"); broken at a line's end ("Be-\nhind").
+// ("Bezier" for "Bézier"); broken at a line's end ("Be-\nhind"); a unit
+// written onto its number ("83MiB").
 func heldAnotherWay(evs []meaningEvidence, w string) bool {
 	if strings.Contains(w, "-") {
 		if heldExactly(evs, strings.ReplaceAll(w, "-", " ")) {
@@ -334,12 +372,32 @@ func heldAnotherWay(evs []meaningEvidence, w string) bool {
 		if (!isASCII(c) || plain != w) && containsWordFold(withoutAccents(c), plain) {
 			return true
 		}
+		// "83MiB" holds "MiB": a unit written onto its number.
+		if afterDigits(c, w) {
+			return true
+		}
 		// "Be-\nhind Bars": a word broken at a line's end.
 		if strings.Contains(c, "-\n") && containsWordFold(strings.ReplaceAll(c, "-\n", ""), w) {
 			return true
 		}
 	}
 	return false
+}
+
+// afterDigits reports whether s holds w right after a digit, with no
+// word character after it ("83MiB").
+func afterDigits(s, w string) bool {
+	for from := 0; ; {
+		i := strings.Index(s[from:], w)
+		if i < 0 {
+			return false
+		}
+		i += from
+		if i > 0 && s[i-1] >= '0' && s[i-1] <= '9' && (i+len(w) == len(s) || !isWordByteASCII(s[i+len(w)])) {
+			return true
+		}
+		from = i + 1
+	}
 }
 
 // capitals returns the capital letters of a CamelCase word, or "" when it
