@@ -451,15 +451,6 @@ func hasAccented(s string) bool {
 	return false
 }
 
-func isASCII(s string) bool {
-	for k := 0; k < len(s); k++ {
-		if s[k] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
 func heldExactly(evs []meaningEvidence, w string) bool {
 	for i := range evs {
 		// A quote cut mid-word ("… Policy FI" of "FIN-07") holds its own
