@@ -887,15 +887,60 @@ var numberWords = map[string]bool{"no": true, "nos": true, "nr": true}
 // may say where its evidence stands. A section's number is any plain
 // number of its heading; a reference to an enclosing clause ("Clause 22"
 // for a span in 22.2) is its own too. Amounts and other figures stay.
-func withoutOwnSections(missing []Figure, good []accepted, evs []EvidenceReport) []Figure {
+func withoutOwnSections(missing []Figure, good []accepted, evs []EvidenceReport, claim string) []Figure {
 	out := missing[:0]
 	for _, f := range missing {
-		if f.Reference && inOwnSection(f.Value, good, evs) || f.Kind == "id" && idInOwnSection(f, good, evs) {
+		if f.Reference && inOwnSection(f.Value, good, evs) || f.Kind == "id" && idInOwnSection(f, good, evs) ||
+			countLike(f.Kind) && designationInOwnSection(f, claim, good, evs) {
 			continue
 		}
 		out = append(out, f)
 	}
 	return out
+}
+
+// designationInOwnSection reports whether the claim writes its number
+// after a capitalized word ("In Type 1 embedding") that a heading of an
+// accepted chunk's section path writes before the same number ("3.3 Using
+// non-standard Type 1 fonts"): a name of what the section is about, which
+// the chunk under it need not repeat.
+func designationInOwnSection(f Figure, claim string, good []accepted, evs []EvidenceReport) bool {
+	word := wordBeforeNumber(claim, f.Value)
+	if word == "" || !isUpper(rune(word[0])) {
+		return false
+	}
+	for _, g := range good {
+		for _, heading := range evs[g.report].SectionPath {
+			if w := wordBeforeNumber(heading, f.Value); w != "" && strings.EqualFold(w, word) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// wordBeforeNumber returns the word right before the first standalone
+// occurrence of the number v in s ("Type" in "Using Type 1 fonts"), or "".
+func wordBeforeNumber(s, v string) string {
+	for from := 0; ; {
+		i := strings.Index(s[from:], v)
+		if i < 0 {
+			return ""
+		}
+		i += from
+		end := i + len(v)
+		if (i == 0 || s[i-1] == ' ') && (end == len(s) || !isDigit(rune(s[end])) && s[end] != '.' && s[end] != ',') {
+			j := i - 1
+			for j > 0 && s[j-1] != ' ' {
+				j--
+			}
+			if j >= 0 && j < i-1 {
+				return s[j : i-1]
+			}
+			return ""
+		}
+		from = i + 1
+	}
 }
 
 // idInOwnSection reports whether an identifier of the claim ("CWE-427")

@@ -310,7 +310,7 @@ func TestNextScale(t *testing.T) {
 
 func TestWithoutOwnSections(t *testing.T) {
 	good := []accepted{{report: 0}}
-	evs := []EvidenceReport{{SectionPath: []string{"22. Events of Default", "22.2 Non-payment", "Uncontrolled Search Path Element (CWE-427)"}}}
+	evs := []EvidenceReport{{SectionPath: []string{"22. Events of Default", "22.2 Non-payment", "Uncontrolled Search Path Element (CWE-427)", "3.3 Using non-standard Type 1 fonts"}}}
 	tests := []struct {
 		claim string
 		want  []string
@@ -324,10 +324,14 @@ func TestWithoutOwnSections(t *testing.T) {
 		// An identifier a heading holds: the claim names its section.
 		{"Loading files from any accessible path is no vulnerability (CWE-427).", nil},
 		{"Loading files from any accessible path is no vulnerability (CWE-426).", []string{"CWE-426"}},
+		// A designation its heading writes: "Type 1" under "Using non-standard Type 1 fonts".
+		{"In Type 1 embedding, the AFM file is ASCII.", nil},
+		{"In Type 3 embedding, the AFM file is ASCII.", []string{"3"}},
+		{"In 1 embedding, the AFM file is ASCII.", []string{"1"}},
 	}
 	for _, tt := range tests {
 		var got []string
-		for _, f := range withoutOwnSections(Figures(tt.claim), good, evs) {
+		for _, f := range withoutOwnSections(Figures(tt.claim), good, evs, tt.claim) {
 			got = append(got, f.Value)
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {

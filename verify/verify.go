@@ -177,7 +177,7 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 		c.figures[1] = appendOnes(c.figures[1], c.figures[0], evidence)
 		missing, contradicted = checkFigures(c.figures[0], c.figures[1])
 		if len(missing) > 0 {
-			missing = withoutOwnSections(missing, good, cr.Evidence)
+			missing = withoutOwnSections(missing, good, cr.Evidence, cl.Text)
 		}
 	}
 	qMissing, qUnsupported, qContradicted := c.checkQualifiers(cl.Text, evidence)

@@ -73,9 +73,9 @@ const maxFalseBlocksHeldout6 = 0
 const maxFalseBlocksHeldout7 = 1
 
 // maxFalseBlocksHeldout8 is the same bound for heldout8.jsonl, an eighth
-// held-out set written by another outside tester: 7 at its first run, 1
+// held-out set written by another outside tester: 7 at its first run, 0
 // since the fixes it showed (README.md).
-const maxFalseBlocksHeldout8 = 1
+const maxFalseBlocksHeldout8 = 0
 
 // maxFalseBlocksHeldout9 is the same bound for heldout9.jsonl, a ninth
 // held-out set written by another outside tester: 9 at its first run, 4
