@@ -193,8 +193,13 @@ func (s *Server) handle(pattern string, need access, h handlerFunc) {
 		// unread in the run queue, before admission could queue or shed
 		// them (at 2,500 verifications/s on one core: no 503, p99 240 ms).
 		// Yielding once lets them reach the lane first, so its queue and
-		// timeout are the server's only wait.
-		runtime.Gosched()
+		// timeout are the server's only wait. Health checks and metrics
+		// (their own small lane) do not yield: they are the intake's kind,
+		// a few microseconds, and a probe waiting a turn of the run queue
+		// behind every handler is what the control lane exists to avoid.
+		if lane.name != laneControl {
+			runtime.Gosched()
+		}
 		defer func() {
 			if !sw.outOfLane {
 				lane.releaseQueued()
