@@ -55,8 +55,10 @@ func (m *meaningScanner) deniedOnly(res *meaningResult, negText *mtext, negClaus
 		return false
 	}
 	// "without within, this case is ignored" against "this case is
-	// ignored when within is not present": the same absence.
-	if absenceSaid(negText, k, other) {
+	// ignored when within is not present": the same absence. "serializes
+	// rather than fails" against "serialize rather than fail on
+	// contention": the same denial.
+	if absenceSaid(negText, k, other) || sameDenial(negText, k, other) {
 		return true
 	}
 	// "{1-5} instead of {1,2,3,4,5}" against "{1-5} can replace
@@ -71,7 +73,7 @@ func (m *meaningScanner) deniedOnly(res *meaningResult, negText *mtext, negClaus
 	}
 	denied, _ := negText.denies(k, negClause, other, otherClause)
 	onHead := (denied == k || denied == negText.head(k, negClause)) && !negText.comparisonAfter(k, negClause) &&
-		!conditionalDenial(negText, k, negClause, other, otherClause)
+		!conditionalDenial(negText, k, negClause, other, otherClause) && !other.prevents(otherClause)
 	m.polarityFinding(res, negText, negClause, other, otherClause, onHead, false, claimWords, evWords)
 	return true
 }
@@ -946,6 +948,44 @@ func (t *mtext) substitutes(c *mclause) bool {
 // ("uncoordinated write access … must not be done").
 func conditionalDenial(negText *mtext, k int, negClause *mclause, other *mtext, otherClause *mclause) bool {
 	return negText.withoutAfter(k, negClause) && !other.holdsWithout(otherClause)
+}
+
+// sameDenial reports whether the other side holds negator k's own words:
+// the same negator before the same word, the first after it that is a
+// content word or a negator ("rather than fail" / "rather than fails"),
+// which no count of negations should set apart.
+func sameDenial(negText *mtext, k int, other *mtext) bool {
+	next := func(toks []mtok, i int) int {
+		for i++; i < len(toks) && !toks[i].content && !toks[i].neg; i++ {
+		}
+		return i
+	}
+	toks, ot := negText.toks, other.toks
+	a := next(toks, k)
+	if a >= len(toks) || toks[a].stem == "" {
+		return false
+	}
+	for j := range ot {
+		if ot[j].neg && ot[j].w == toks[k].w {
+			if b := next(ot, j); b < len(ot) && ot[b].stem == toks[a].stem {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// prevents reports whether clause c holds a word of prevention ("Use
+// pauseOnConnect to prevent the sockets from being read"): a denial in
+// other words, which the negation count cannot line up, so a one-sided
+// "not" there is left to review.
+func (t *mtext) prevents(c *mclause) bool {
+	for k := c.from; k < c.to; k++ {
+		if lex.preventions[t.toks[k].w] {
+			return true
+		}
+	}
+	return false
 }
 
 // absenceSaid reports whether negator k is "without W" and other says

@@ -73,6 +73,12 @@ func (m *meaningScanner) codeNames(evs []meaningEvidence, res *meaningResult) {
 			continue // most words of a claim
 		}
 		w := strings.Trim(field, "\"'`()[]{},;:.!?“”‘’")
+		// "fork()'s stdio option": the possessive is English, not code.
+		if base, ok := strings.CutSuffix(w, "'s"); ok {
+			w = base
+		} else if base, ok := strings.CutSuffix(w, "’s"); ok {
+			w = base
+		}
 		if !codeLike(w) || m.codeHeld(evs, w) {
 			continue
 		}
@@ -201,6 +207,11 @@ func containsFold(s, w string) bool {
 	// "within =chapter" holds "within=chapter": a PDF's spacing around an
 	// equals sign is no other setting.
 	if strings.Contains(w, "=") && strings.Contains(strings.ToLower(strings.NewReplacer(" =", "=", "= ", "=").Replace(s)), strings.ToLower(w)) {
+		return true
+	}
+	// "fork(modulePath[, args])" holds "fork()": a call named without its
+	// arguments.
+	if base, ok := strings.CutSuffix(w, "()"); ok && base != "" && strings.Contains(strings.ToLower(s), strings.ToLower(base)+"(") {
 		return true
 	}
 	// "unwind protect" holds "unwind_protect": a PDF's font may draw the

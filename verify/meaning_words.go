@@ -41,6 +41,7 @@ type meaningWords struct {
 	Antonyms           [][2][]string         `json:"antonyms"`
 	Substitutions      []string              `json:"substitutions"`
 	Quantities         []string              `json:"restriction_quantities"`
+	Preventions        []string              `json:"preventions"`
 }
 
 // Phrase kinds; a phrase's value says which bound, period, trend or modal.
@@ -117,6 +118,8 @@ type lexicon struct {
 	substitutions map[string]bool
 	// quantities, after a restriction word, make it bound an amount.
 	quantities map[string]bool
+	// preventions deny in other words ("prevent … from being read").
+	preventions map[string]bool
 }
 
 // wordTable is an open-addressing table of the lexicon's words keyed by
@@ -262,6 +265,10 @@ func parseLexicon(b []byte) (*lexicon, error) {
 	}
 	for w, base := range l.irregular {
 		word(w).irregular = base
+	}
+	l.preventions = map[string]bool{}
+	for _, w := range w.Preventions {
+		l.preventions[w] = true
 	}
 	l.quantities = map[string]bool{}
 	for _, w := range w.Quantities {
