@@ -280,6 +280,9 @@ func runOutside(t *testing.T, file string, max int) {
 		o.detail = strings.Join(d, "; ")
 		outs = append(outs, o)
 	}
+	if f := os.Getenv("OUTSIDE_DUMP"); f != "" {
+		dump(t, f, outs) // every verdict, to compare two builds claim by claim
+	}
 	falseBlocks := report(t, outs)
 	switch {
 	case max >= 0 && falseBlocks > max:
@@ -313,6 +316,19 @@ func cite(chs []chunk, c outsideCase) (chunk, error) {
 		}
 	}
 	return cands[0], nil
+}
+
+// dump appends one line per outcome to file: the case, its disposition,
+// status, reasons and findings.
+func dump(t *testing.T, file string, outs []outcome) {
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, o := range outs {
+		fmt.Fprintf(f, "%s\t%s\t%s\t%v\t%s\n", o.c.ID, o.disposition, o.status, o.reasons, o.detail)
+	}
 }
 
 func blocks(disposition string) bool {
