@@ -66,7 +66,11 @@ var months = map[string]int{"january": 1, "february": 2, "march": 3, "april": 4,
 
 var durationUnits = map[string]string{"day": "day", "days": "day", "week": "week", "weeks": "week",
 	"month": "month", "months": "month", "year": "year", "years": "year", "hour": "hour", "hours": "hour",
-	"minute": "minute", "minutes": "minute", "quarter": "quarter", "quarters": "quarter"}
+	"minute": "minute", "minutes": "minute", "quarter": "quarter", "quarters": "quarter",
+	"second": "second", "seconds": "second", "sec": "second", "secs": "second",
+	"millisecond": "millisecond", "milliseconds": "millisecond", "ms": "millisecond",
+	"microsecond": "microsecond", "microseconds": "microsecond",
+	"nanosecond": "nanosecond", "nanoseconds": "nanosecond", "ns": "nanosecond"}
 
 // unitModifiers stand between a number and its unit without changing it:
 // "12 more months" is a duration of 12 months, as "a further 12 months".
@@ -641,6 +645,9 @@ func measure(s, val string, j int, cur string, from int) (Figure, int) {
 			f.Kind = "amount:" + cur
 		case durationUnits[lw] != "":
 			f.Kind, end = "duration:"+durationUnits[lw], w
+		case unitOK(word, k == j) && !denominator(s, from):
+			u, _ := unitAfter(word, k == j)
+			f.Kind, end = "measure:"+u.name, w
 		case dayQualifiers[lw] != "" || lw == "calendar":
 			unit := "day"
 			if dayQualifiers[lw] != "" {

@@ -279,7 +279,7 @@ func determinerBefore(s string, i int) bool {
 func spelledJudged(f Figure, evidence []Figure) bool {
 	duration := strings.HasPrefix(f.Kind, "duration:")
 	for _, e := range evidence {
-		if sameKind(e, f) || duration && strings.HasPrefix(e.Kind, "duration:") && e.Value == f.Value {
+		if sameKind(e, f) || duration && strings.HasPrefix(e.Kind, "duration:") && e.Value == f.Value || sameDimension(e, f) {
 			return true
 		}
 	}

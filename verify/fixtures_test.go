@@ -237,7 +237,7 @@ func checkReport(t *testing.T, fx *fixture, rep *verify.Report) {
 			continue
 		}
 		if cr.Status != want.Status || cr.Disposition != want.Disposition {
-			t.Errorf("claim %s: got %s/%s, want %s/%s", cr.ClaimID, cr.Status, cr.Disposition, want.Status, want.Disposition)
+			t.Errorf("claim %s: got %s/%s %v, want %s/%s", cr.ClaimID, cr.Status, cr.Disposition, cr.Reasons, want.Status, want.Disposition)
 		}
 		for _, r := range want.Reasons {
 			if !contains(cr.Reasons, r) {

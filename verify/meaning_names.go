@@ -30,7 +30,8 @@ func (m *meaningScanner) names(evs []meaningEvidence, res *meaningResult) {
 			for j := k; j < end && !docName && !spelt; j++ {
 				tok := &toks[j]
 				w := strings.TrimSuffix(strings.TrimSuffix(m.claim.s[tok.start:tok.end], "'s"), "’s")
-				if tok.flags&fNameStop != 0 || hasDigit(tok.w) || utf8.RuneCountInString(w) < 2 || currencyCodes[w] || currencyWords[tok.w] != "" || moneyWords[tok.w] {
+				if tok.flags&fNameStop != 0 || hasDigit(tok.w) || utf8.RuneCountInString(w) < 2 || currencyCodes[w] || currencyWords[tok.w] != "" || moneyWords[tok.w] ||
+					unitOfNumber(m.claim.s, tok.start, w) {
 					continue
 				}
 				if !heldBy(evs, w) && !m.cutWord(j, evs) && !(acronym(w) && len(w) <= 8 && spelledOut(evs, w)) && !m.inHead(evs, w) &&

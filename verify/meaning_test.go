@@ -161,7 +161,10 @@ var meaningCases = []meaningCase{
 	{"a setting's value not in its list", "With fips140=strict, algorithms not approved return an error.",
 		"Go 1.24 added a new `fips140` setting. The possible values are: \"off\", \"on\", and \"only\": like \"on\", but algorithms not approved return an error.", reasonName},
 	{"a unit written onto its number", "The image actually uses only about 83 MiB on disk.", "Its actual disk usage is mere 83MiB.", ""},
-	{"a unit the evidence does not write", "The image actually uses only about 83 KiB on disk.", "Its actual disk usage is mere 83MiB.", reasonName},
+	// A unit after a number is the figures' to judge (figure_missing:
+	// TestCheckFigures), not a name.
+	{"a unit the evidence does not write", "The image actually uses only about 83 KiB on disk.", "Its actual disk usage is mere 83MiB.", ""},
+	{"a unit as a name, after no number", "The KiB figure is what the image uses on disk.", "Its actual disk usage is mere 83MiB.", reasonName},
 	{"a call's possessive, the call named with its arguments", "If fork()'s stdio option is an array, it must hold one 'ipc' item.",
 		"child_process.fork(modulePath[, args][, options]): if the array variant of stdio is used, it must contain exactly one item with value 'ipc'.", ""},
 	{"a call's possessive, another call", "If spawn()'s stdio option is an array, it must hold one 'ipc' item.",

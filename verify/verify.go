@@ -553,7 +553,8 @@ func checkFigures(claim, evidence []Figure) (missing []Figure, contradicted bool
 	inEvidence, inClaim := figureSet(evidence), figureSet(claim)
 	for i, f := range claim {
 		// An earlier equal figure of the claim has been judged already.
-		if inEvidence(f) || earlierFigure(claim, i) || countedAs(f, evidence) || yearAsNumber(f, evidence) || f.Spelled && !spelledJudged(f, evidence) {
+		if inEvidence(f) || earlierFigure(claim, i) || countedAs(f, evidence) || yearAsNumber(f, evidence) || convertedIn(f, evidence) ||
+			f.Spelled && !spelledJudged(f, evidence) {
 			continue
 		}
 		missing = append(missing, f)
@@ -656,7 +657,11 @@ func countedAs(f Figure, evidence []Figure) bool {
 		switch {
 		case f.Kind != "number" && e.Kind == f.Kind && e.Value != f.Value:
 			return false
-		case e.Value == f.Value && countLike(e.Kind):
+		case e.Value == f.Value && (countLike(e.Kind) || isMeasure(e.Kind) || f.Kind == "number" && strings.HasPrefix(e.Kind, "duration:")):
+			// A bare number or a count is found in a measure of its value
+			// ("18" in "18pt": the word after a number names what it counts
+			// only sometimes, "20 along y" for "20 points"), and a bare
+			// number in a duration ("(3 on Windows)" for "3 secs").
 			found = true
 		}
 	}

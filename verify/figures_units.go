@@ -1,0 +1,198 @@
+package verify
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// A unit of measure after a number makes it a measure in that unit,
+// kind "measure:<unit>" (a length, a size of data, a type size), where a
+// word after a number would otherwise be a counted noun that any count
+// of the same value finds: "12 mm" citing "12pt" counted millimetres
+// where the passage counts points, and passed. A measure is found by the
+// same value in the same unit, or by the same quantity in another unit
+// of its dimension ("1 in" citing "72.27pt", "2.54 cm" citing "1 inch"),
+// within roundingTolerance; a measure of the same unit with another value
+// contradicts it, as for durations (DESIGN: a figure of the same unit).
+// Durations convert the same way: seconds to weeks, months to years.
+type unitOfMeasure struct {
+	name string  // canonical, the kind's suffix
+	dim  string  // units of one dimension convert into each other
+	per  float64 // the unit in its dimension's base unit; 0 converts to nothing
+	// glued: read only when written onto the number ("8.5in"), since the
+	// word alone is English ("5 in the list").
+	glued bool
+}
+
+// measureWords are the units by the word as written in lower case;
+// caseUnits are read in the case they are written ("MB" and "Mb" differ).
+var measureWords, caseUnits = unitTables()
+
+func unitTables() (measureWords, caseUnits map[string]unitOfMeasure) {
+	measureWords, caseUnits = map[string]unitOfMeasure{}, map[string]unitOfMeasure{}
+	add := func(m map[string]unitOfMeasure, u unitOfMeasure, words ...string) {
+		for _, w := range words {
+			m[w] = u
+		}
+	}
+	mm := func(name string, per float64) unitOfMeasure { return unitOfMeasure{name: name, dim: "length", per: per} }
+	add(measureWords, mm("mm", 1), "mm", "millimetre", "millimetres", "millimeter", "millimeters")
+	add(measureWords, mm("cm", 10), "cm", "centimetre", "centimetres", "centimeter", "centimeters")
+	add(measureWords, mm("m", 1000), "metre", "metres", "meter", "meters")
+	add(measureWords, mm("km", 1e6), "km", "kilometre", "kilometres", "kilometer", "kilometers")
+	add(measureWords, mm("in", 25.4), "inch", "inches")
+	add(measureWords, unitOfMeasure{name: "in", dim: "length", per: 25.4, glued: true}, "in")
+	add(measureWords, mm("pt", 25.4/72.27), "pt", "pts", "point", "points") // TeX's point
+	add(measureWords, mm("ft", 304.8), "ft", "foot", "feet")
+	add(measureWords, mm("yd", 914.4), "yd", "yds", "yard", "yards")
+	add(measureWords, mm("rod", 5029.2), "rod", "rods")
+	add(measureWords, mm("mi", 1609344), "mile", "miles")
+	// Relative to a font or a screen: units of their own.
+	add(measureWords, unitOfMeasure{name: "em", dim: "em"}, "em", "ems")
+	add(measureWords, unitOfMeasure{name: "ex", dim: "ex"}, "ex")
+	add(measureWords, unitOfMeasure{name: "px", dim: "px"}, "px", "pixel", "pixels")
+	b := func(name string, per float64) unitOfMeasure { return unitOfMeasure{name: name, dim: "data", per: per} }
+	add(measureWords, b("byte", 1), "byte", "bytes")
+	add(measureWords, b("bit", 0.125), "bit", "bits")
+	// A kilobyte is 1,000 or 1,024 bytes as the writer means it: the
+	// two are one unit here, so "5 MB" for "5 MiB" holds.
+	add(measureWords, b("KiB", 1<<10), "kilobyte", "kilobytes", "kibibyte", "kibibytes")
+	add(measureWords, b("MiB", 1<<20), "megabyte", "megabytes", "mebibyte", "mebibytes")
+	add(measureWords, b("GiB", 1<<30), "gigabyte", "gigabytes", "gibibyte", "gibibytes")
+	add(measureWords, b("TiB", 1<<40), "terabyte", "terabytes", "tebibyte", "tebibytes")
+	add(caseUnits, b("KiB", 1<<10), "KB", "kB", "KiB")
+	add(caseUnits, b("MiB", 1<<20), "MB", "MiB")
+	add(caseUnits, b("GiB", 1<<30), "GB", "GiB")
+	add(caseUnits, b("TiB", 1<<40), "TB", "TiB")
+	return measureWords, caseUnits
+}
+
+// unitAfter returns the unit of measure of word, written right after a
+// number (glued) or after a space.
+func unitAfter(word string, glued bool) (unitOfMeasure, bool) {
+	u, ok := caseUnits[word]
+	if !ok {
+		u, ok = measureWords[strings.ToLower(word)]
+	}
+	if !ok || u.glued && !glued {
+		return unitOfMeasure{}, false
+	}
+	return u, true
+}
+
+// durationSize is a duration unit in its dimension's base unit: seconds
+// for the units a clock measures, months for those a calendar does (a
+// month has no fixed number of days, nor a year of weeks).
+var durationSize = map[string]struct {
+	dim string
+	per float64
+}{
+	"nanosecond": {"clock", 1e-9}, "microsecond": {"clock", 1e-6}, "millisecond": {"clock", 1e-3},
+	"second": {"clock", 1}, "minute": {"clock", 60}, "hour": {"clock", 3600}, "day": {"clock", 86400},
+	"week": {"clock", 7 * 86400},
+	"month": {"calendar", 1}, "quarter": {"calendar", 3}, "year": {"calendar", 12},
+}
+
+// roundingTolerance is how far a converted measure may be from the
+// evidence's and still be the same: "1 in" for "72pt" is 0.4% off, a
+// writer's rounding; a changed unit is off by a factor.
+const roundingTolerance = 0.02
+
+// sizeOf returns a figure's dimension and its value in the dimension's
+// base unit, when it is a measure or duration that converts.
+func sizeOf(f Figure) (dim string, v float64, ok bool) {
+	var per float64
+	switch kind, unit, _ := strings.Cut(f.Kind, ":"); kind {
+	case "measure":
+		u, found := unitByName[unit]
+		if !found || u.per == 0 {
+			return "", 0, false
+		}
+		dim, per = u.dim, u.per
+	case "duration":
+		d, found := durationSize[unit]
+		if !found {
+			return "", 0, false
+		}
+		dim, per = d.dim, d.per
+	default:
+		return "", 0, false
+	}
+	x, err := strconv.ParseFloat(f.Value, 64)
+	if err != nil {
+		return "", 0, false
+	}
+	return dim, x * per, true
+}
+
+// unitByName is every unit by its canonical name.
+var unitByName = func() map[string]unitOfMeasure {
+	m := map[string]unitOfMeasure{}
+	for _, t := range []map[string]unitOfMeasure{measureWords, caseUnits} {
+		for _, u := range t {
+			m[u.name] = u
+		}
+	}
+	return m
+}()
+
+// convertedIn reports whether the evidence holds the claim's measure or
+// duration in another unit of its dimension: the same quantity, within
+// roundingTolerance.
+func convertedIn(f Figure, evidence []Figure) bool {
+	dim, v, ok := sizeOf(f)
+	if !ok {
+		return false
+	}
+	for _, e := range evidence {
+		if e.Kind == f.Kind {
+			continue // the same unit: its value was compared as written
+		}
+		if d, w, ok := sizeOf(e); ok && d == dim && math.Abs(v-w) <= roundingTolerance*math.Max(math.Abs(v), math.Abs(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// isMeasure reports whether a figure kind is a measure in a unit.
+func isMeasure(kind string) bool { return strings.HasPrefix(kind, "measure:") }
+
+// unitOK reports whether word is a unit of measure after a number.
+func unitOK(word string, glued bool) bool {
+	_, ok := unitAfter(word, glued)
+	return ok
+}
+
+// sameDimension reports whether two figures are measures of one
+// dimension ("sixty yards", "sixty rods"): a number word is judged
+// against either.
+func sameDimension(a, b Figure) bool {
+	ua, ok := unitByName[strings.TrimPrefix(a.Kind, "measure:")]
+	if !ok || !isMeasure(a.Kind) || !isMeasure(b.Kind) {
+		return false
+	}
+	ub, ok := unitByName[strings.TrimPrefix(b.Kind, "measure:")]
+	return ok && ua.dim == ub.dim
+}
+
+// denominator reports whether the number at i is a fraction's ("1/72
+// inch"): the unit is the fraction's, and 72 measures nothing.
+func denominator(s string, i int) bool {
+	return i >= 2 && s[i-1] == '/' && isDigit(rune(s[i-2]))
+}
+
+// unitOfNumber reports whether w, at byte i of s, is a unit of measure
+// written in capitals after a number ("5 MB"): the figures check judges
+// it with its number, and it names nothing.
+func unitOfNumber(s string, i int, w string) bool {
+	if _, ok := caseUnits[w]; !ok {
+		return false
+	}
+	j := i
+	for j > 0 && s[j-1] == ' ' {
+		j--
+	}
+	return j > 0 && isDigit(rune(s[j-1]))
+}
