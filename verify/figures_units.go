@@ -36,7 +36,9 @@ func unitTables() (measureWords, caseUnits map[string]unitOfMeasure) {
 			m[w] = u
 		}
 	}
-	mm := func(name string, per float64) unitOfMeasure { return unitOfMeasure{name: name, dim: "length", per: per} }
+	mm := func(name string, per float64) unitOfMeasure {
+		return unitOfMeasure{name: name, dim: "length", per: per}
+	}
 	add(measureWords, mm("mm", 1), "mm", "millimetre", "millimetres", "millimeter", "millimeters")
 	add(measureWords, mm("cm", 10), "cm", "centimetre", "centimetres", "centimeter", "centimeters")
 	add(measureWords, mm("m", 1000), "metre", "metres", "meter", "meters")
@@ -90,7 +92,7 @@ var durationSize = map[string]struct {
 }{
 	"nanosecond": {"clock", 1e-9}, "microsecond": {"clock", 1e-6}, "millisecond": {"clock", 1e-3},
 	"second": {"clock", 1}, "minute": {"clock", 60}, "hour": {"clock", 3600}, "day": {"clock", 86400},
-	"week": {"clock", 7 * 86400},
+	"week":  {"clock", 7 * 86400},
 	"month": {"calendar", 1}, "quarter": {"calendar", 3}, "year": {"calendar", 12},
 }
 
