@@ -84,7 +84,9 @@ var dayQualifiers = map[string]string{"business": "business_day", "working": "bu
 var functionWords = map[string]bool{"and": true, "or": true, "to": true, "of": true, "in": true, "on": true, "at": true,
 	"for": true, "by": true, "with": true, "from": true, "the": true, "a": true, "an": true, "is": true, "are": true,
 	"was": true, "were": true, "per": true, "than": true, "as": true, "if": true, "but": true, "nor": true,
-	"be": true, "will": true, "shall": true, "must": true, "may": true, "when": true, "where": true, "which": true}
+	"be": true, "will": true, "shall": true, "must": true, "may": true, "when": true, "where": true, "which": true,
+	"can": true, "could": true, "should": true, "would": true, "might": true, "has": true, "have": true, "had": true,
+	"do": true, "does": true, "did": true}
 
 var scales = map[string]int{"thousand": 3, "k": 3, "million": 6, "m": 6, "mn": 6, "billion": 9, "bn": 9, "b": 9}
 
@@ -96,6 +98,16 @@ func Figures(s string) []Figure { return appendFigures(nil, s) }
 // appendFigures appends the figures of s to out: the verifier reuses one
 // buffer for all the claims of a request.
 func appendFigures(out []Figure, s string) []Figure {
+	n0 := len(out)
+	out = scanFigures(out, s)
+	if len(out)-n0 >= 2 {
+		rangeScales(out[n0:], s)
+	}
+	return out
+}
+
+// scanFigures is appendFigures before the range scales.
+func scanFigures(out []Figure, s string) []Figure {
 	refEnd := -2 // where the last reference number ends
 	for i := 0; i < len(s); {
 		// Skip to a byte that can start a figure: a digit, a capital, '$'

@@ -45,7 +45,9 @@ func unitTables() (measureWords, caseUnits map[string]unitOfMeasure) {
 	add(measureWords, mm("km", 1e6), "km", "kilometre", "kilometres", "kilometer", "kilometers")
 	add(measureWords, mm("in", 25.4), "inch", "inches")
 	add(measureWords, unitOfMeasure{name: "in", dim: "length", per: 25.4, glued: true}, "in")
-	add(measureWords, mm("pt", 25.4/72.27), "pt", "pts", "point", "points") // TeX's point
+	// TeX's point; "points" in words are as often percentage points
+	// ("currency added 0.6 points") or a score, so only the symbol.
+	add(measureWords, mm("pt", 25.4/72.27), "pt", "pts")
 	add(measureWords, mm("ft", 304.8), "ft", "foot", "feet")
 	add(measureWords, mm("yd", 914.4), "yd", "yds", "yard", "yards")
 	add(measureWords, mm("rod", 5029.2), "rod", "rods")
@@ -197,4 +199,48 @@ func unitOfNumber(s string, i int, w string) bool {
 		j--
 	}
 	return j > 0 && isDigit(rune(s[j-1]))
+}
+
+// rangeScales gives the first number of a range of amounts the scale the
+// range states once, at its end: "$4.95-$5.01 billion" is $4.95 billion
+// to $5.01 billion, not $4.95 to $5.01 billion.
+func rangeScales(figs []Figure, s string) {
+	pos := 0
+	prevEnd := -1
+	for i := range figs {
+		at := strings.Index(s[pos:], figs[i].Text)
+		if at < 0 {
+			return
+		}
+		start := pos + at
+		pos = start + len(figs[i].Text)
+		if i > 0 && prevEnd >= 0 && rangeJoin(s[prevEnd:start]) {
+			a, b := &figs[i-1], &figs[i]
+			if a.Kind == b.Kind && strings.HasPrefix(a.Kind, "amount:") {
+				if sc := scaleWordOf(b.Text); sc > 0 && scaleWordOf(a.Text) == 0 {
+					a.Value = scale(a.Value, sc)
+				}
+			}
+		}
+		prevEnd = pos
+	}
+}
+
+// rangeJoin reports whether s joins the two ends of a range.
+func rangeJoin(s string) bool {
+	switch strings.TrimSpace(s) {
+	case "-", "–", "—", "to":
+		return true
+	}
+	return false
+}
+
+// scaleWordOf is the power of ten of the scale word a figure's text ends
+// in ("$5.01 billion": 9), or 0.
+func scaleWordOf(text string) int {
+	i := strings.LastIndexAny(text, " 0123456789")
+	if i < 0 || i+1 >= len(text) {
+		return 0
+	}
+	return scales[strings.ToLower(text[i+1:])]
 }

@@ -158,7 +158,7 @@ func wordFigure(s string, i int) (f Figure, next int, ok bool) {
 		switch uv := spelledValue(u); {
 		case v >= 20 && v%10 == 0 && uv >= 1 && uv <= 9 && !(k < len(s) && isWordByte(s[k])):
 			v, j = v+uv, k // "twenty-five"
-		case durationUnits[u] == u && !(k < len(s) && (isWordByte(s[k]) || s[k] == '-')):
+		case u != "" && durationUnits[u] == u && !(k < len(s) && (isWordByte(s[k]) || s[k] == '-')):
 			// "a two-year period": a duration; "two-factor" is no count.
 			return Figure{Kind: "duration:" + u, Value: strconv.Itoa(v), Text: s[i:k], Spelled: true}, k, true
 		default:

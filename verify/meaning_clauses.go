@@ -579,7 +579,7 @@ func (m *meaningScanner) modality(ci int, ev []mtext, al []alignment, res *meani
 			}
 		}
 	}
-	stated := c.modals&^quoted == 0
+	stated := c.modals&^(quoted|m.modalSaid(ev, c, verb)) == 0
 	claimWords := m.claim.matchWords(c, kModal)
 	evWords := ev[al[0].ev].matchWords(&ev[al[0].ev].clauses[al[0].clause], kModal)
 	switch {
@@ -654,6 +654,73 @@ func (t *mtext) modalHead(c *mclause) int {
 		}
 	}
 	return -1
+}
+
+// modalSaid returns the modals the evidence puts on the claim's own verb
+// after the claim's own subject word, anywhere in its sentences ("the date cancellation is to take effect"
+// holds the claim's "when the cancellation is to take effect", whichever
+// clause the claim lines up with): a modal stated of the same verb is not
+// more than the evidence says.
+func (m *meaningScanner) modalSaid(ev []mtext, c *mclause, verb int) uint16 {
+	if verb < 0 {
+		return 0
+	}
+	claimClause := c
+	ct := m.claim.firstMatch(c, kModal)
+	if ct < 0 {
+		return 0
+	}
+	subject := m.claim.contentBefore(m.claim.matches[ct].from, c)
+	if subject < 0 {
+		return 0
+	}
+	var said uint16
+	for i := range ev {
+		et := &ev[i]
+		for _, mt := range et.matches {
+			if mt.kind != kModal {
+				continue
+			}
+			for ci := range et.clauses {
+				c := &et.clauses[ci]
+				if mt.from < c.from || mt.from >= c.to {
+					continue
+				}
+				if h := et.head(mt.to-1, c); h >= 0 && et.toks[h].stem == m.claim.toks[verb].stem && !et.negatedNear(mt.from, mt.to, c) &&
+					// the same subject ("Applications must use" is not said
+					// by "packages must use"), and every content word of the
+					// claim's clause in the clause ("The disablethp setting
+					// will be removed" is not said by another setting's)
+					sameStem(et, et.contentBefore(mt.from, c), &m.claim, subject) && m.holdsAll(claimClause, et, c) {
+					said |= 1 << mt.value
+				}
+				break
+			}
+		}
+	}
+	return said
+}
+
+// contentBefore returns the content word nearest before token k in
+// clause c, at most three words back, or -1.
+func (t *mtext) contentBefore(k int, c *mclause) int {
+	for j := k - 1; j >= c.from && j >= k-3; j-- {
+		if t.toks[j].content {
+			return j
+		}
+	}
+	return -1
+}
+
+// holdsAll reports whether evidence clause e holds every content word of
+// claim clause c.
+func (m *meaningScanner) holdsAll(c *mclause, et *mtext, e *mclause) bool {
+	shared, total := m.claim.overlap(c, et, e)
+	return total > 0 && shared == total
+}
+
+func sameStem(a *mtext, i int, b *mtext, j int) bool {
+	return i >= 0 && j >= 0 && a.toks[i].stem == b.toks[j].stem
 }
 
 // governingModal is, when an evidence clause holds two modals or more
@@ -880,6 +947,11 @@ func (m *meaningScanner) bounds(claim string, evs []meaningEvidence, res *meanin
 						} else {
 							opposite, ow = true, w
 						}
+					} else if kind == kBound && et.rangeEnd(g.start, g.end) == int(cv) {
+						// "50 to 95" bounds 95 from above as "up to 95"
+						// does: support, never a contradiction ("from 2
+						// to 5" says nothing against "at least 5").
+						same = true
 					}
 				}
 			}
@@ -911,13 +983,58 @@ func (t *mtext) boundAt(fs, fe int, kind uint8) (uint8, string, bool) {
 		if mt.kind != kind {
 			continue
 		}
-		before := mt.to <= first && first-mt.to <= 3 && !t.breakBetween(mt.to, first)
+		if at := t.toks[mt.from].start; at > 0 && t.s[at-1] == '/' {
+			continue // "95 mL/min": a unit per minute, no minimum
+		}
+		// "Greater than 50 to 95": the bound is the nearer number's.
+		before := mt.to <= first && first-mt.to <= 3 && !t.breakBetween(mt.to, first) && !t.numberBetween(mt.to, first)
 		after := mt.from > last && mt.from-last <= 2 && !t.breakBetween(last+1, mt.from+1)
 		if before || after {
 			return mt.value, t.words(mt.from, mt.to), true
 		}
 	}
 	return 0, "", false
+}
+
+// rangeEnd returns vMax when the figure at bytes [fs, fe) ends a range
+// ("15 to 50", "15-50"), vMin when it starts one, else -1.
+func (t *mtext) rangeEnd(fs, fe int) int {
+	join := func(between string) bool {
+		switch strings.TrimSpace(between) {
+		case "to", "-", "–", "through":
+			return true
+		}
+		return false
+	}
+	isNum := func(i int) bool { return i >= 0 && i < len(t.s) && t.s[i] >= '0' && t.s[i] <= '9' }
+	// Before: a number, then the join.
+	for i := fs - 1; i >= 0 && fs-i <= 12; i-- {
+		if isNum(i) {
+			if join(t.s[i+1 : fs]) {
+				return int(vMax)
+			}
+			break
+		}
+	}
+	for i := fe; i < len(t.s) && i-fe <= 12; i++ {
+		if isNum(i) {
+			if join(t.s[fe:i]) {
+				return int(vMin)
+			}
+			break
+		}
+	}
+	return -1
+}
+
+// numberBetween reports whether a token in [from, to) is a number.
+func (t *mtext) numberBetween(from, to int) bool {
+	for k := from; k < to && k < len(t.toks); k++ {
+		if w := t.toks[k].w; w != "" && w[0] >= '0' && w[0] <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *mtext) breakBetween(from, to int) bool {

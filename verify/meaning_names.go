@@ -376,6 +376,11 @@ func heldAnotherWay(evs []meaningEvidence, w string) bool {
 	if caps := capitals(w); len(caps) >= 2 && len(caps) < len(w) && heldExactly(evs, caps) {
 		return true
 	}
+	for _, place := range placesOf(w) {
+		if heldExactly(evs, place) {
+			return true // "North American parts demand" for "parts demand in North America"
+		}
+	}
 	plain := withoutAccents(w)
 	for i := range evs {
 		c := evs[i].chunk
@@ -392,6 +397,25 @@ func heldAnotherWay(evs []meaningEvidence, w string) bool {
 		}
 	}
 	return false
+}
+
+// placesOf returns the places a demonym may be made from: "American"
+// from "America", "European" from "Europe", "Canadian" from "Canada",
+// "Japanese" from "Japan", "Chinese" from "China".
+func placesOf(w string) []string {
+	n := len(w)
+	if n < 5 || !isUpper(rune(w[0])) {
+		return nil
+	}
+	switch {
+	case strings.HasSuffix(w, "ian"):
+		return []string{w[:n-1], w[:n-3] + "a"}
+	case strings.HasSuffix(w, "an"):
+		return []string{w[:n-1], w[:n-2]}
+	case strings.HasSuffix(w, "ese"):
+		return []string{w[:n-3], w[:n-3] + "a"}
+	}
+	return nil
 }
 
 // afterDigits reports whether s holds w right after a digit, with no

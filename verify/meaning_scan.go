@@ -491,6 +491,7 @@ func (t *mtext) negatedBounds() {
 		if m.kind == kTiming {
 			reach = 1 // "not before"; "must not be dropped before" denies the dropping
 		}
+		flipped := false
 		for k := m.from - 1; k >= 0 && k >= m.from-reach; k-- {
 			if toks[k+1].brk >= brkComma {
 				break
@@ -498,11 +499,57 @@ func (t *mtext) negatedBounds() {
 			if toks[k].neg {
 				toks[k].neg = false
 				m.value ^= 1 // vMin <-> vMax, vBefore <-> vAfter
+				flipped = true
 				break
 			}
 		}
+		if !flipped && m.kind == kBound && t.covenantNegator(m.from) >= 0 {
+			// The negator stays one: it denies its verb too, and a claim
+			// that keeps it ("shall not permit the ratio …") must read
+			// as the evidence does.
+			m.value ^= 1
+		}
 	}
 }
+
+// covenantNegator returns the negator of a covenant whose limit is the
+// bound at token b, or -1: "shall not permit the ratio … for any period
+// of four consecutive fiscal quarters to be less than 2.50:1.00" is a
+// floor of 2.50, "shall not make Capital Expenditures in any fiscal year
+// in excess of $60,000,000" a cap. The negator is in the bound's clause
+// (commas aside: covenants set their conditions off with them), at most
+// covenantReach words before it, and denies a verb of the act the bound
+// limits (boundVerbs) within two words; a negator of another verb ("does
+// not require prepayment of amounts above $5") turns nothing around.
+func (t *mtext) covenantNegator(b int) int {
+	toks := t.toks
+	for k := b - 1; k >= 0 && k >= b-covenantReach; k-- {
+		if toks[k+1].brk >= brkClause {
+			return -1
+		}
+		if !toks[k].neg {
+			continue
+		}
+		for j := k + 1; j < b && j <= k+3; j++ {
+			if toks[j].brk >= brkComma && j > k+1 {
+				break
+			}
+			if boundVerbs[toks[j].w] {
+				return k
+			}
+		}
+		return -1
+	}
+	return -1
+}
+
+// covenantReach is how far before its bound a covenant's negator may be.
+const covenantReach = 30
+
+// boundVerbs are the acts a covenant limits: permitting (a ratio to be
+// less than), making, incurring, paying, spending, borrowing, lending.
+var boundVerbs = map[string]bool{"permit": true, "allow": true, "suffer": true, "cause": true, "make": true,
+	"incur": true, "pay": true, "declare": true, "spend": true, "invest": true, "borrow": true, "lend": true}
 
 // figureAt reports whether token k starts a figure: digits, a currency
 // sign's number or a number word ("more than two").
@@ -515,7 +562,7 @@ func (t *mtext) figureAt(k int) bool {
 }
 
 // comparisonWords start the bounds a negator before them turns around.
-var comparisonWords = map[string]bool{"more": true, "greater": true, "higher": true, "fewer": true, "less": true,
+var comparisonWords = map[string]bool{"in": true /* "in excess of" */, "more": true, "greater": true, "higher": true, "fewer": true, "less": true,
 	"lower": true, "exceed": true, "exceeds": true, "exceeding": true, "exceeded": true, "above": true, "below": true,
 	"over": true, "under": true}
 

@@ -161,6 +161,25 @@ var meaningCases = []meaningCase{
 	{"a setting's value not in its list", "With fips140=strict, algorithms not approved return an error.",
 		"Go 1.24 added a new `fips140` setting. The possible values are: \"off\", \"on\", and \"only\": like \"on\", but algorithms not approved return an error.", reasonName},
 	{"a unit written onto its number", "The image actually uses only about 83 MiB on disk.", "Its actual disk usage is mere 83MiB.", ""},
+	// corpus/outside heldout11 (legal, insurance, clinical, finance).
+	{"a covenant's floor, its negator far from the bound", "The Borrower must not permit the ratio of Consolidated EBITDA to Consolidated Interest Expense for any four consecutive fiscal quarters to fall below 2.50 to 1.00.",
+		"(b) Interest Coverage Ratio. The Borrower shall not permit the ratio of Consolidated EBITDA to Consolidated Interest Expense for any period of four consecutive fiscal quarters to be less than 2.50:1.00.", ""},
+	{"a covenant's floor read as a cap", "The Borrower must keep the ratio of Consolidated EBITDA to Consolidated Interest Expense at 2.50 to 1.00 or lower for every period of four consecutive fiscal quarters.",
+		"(b) Interest Coverage Ratio. The Borrower shall not permit the ratio of Consolidated EBITDA to Consolidated Interest Expense for any period of four consecutive fiscal quarters to be less than 2.50:1.00.", reasonDirection},
+	{"a covenant's cap, its negator far from the bound", "Annual Capital Expenditures are capped at $60 million.",
+		"(c) Capital Expenditures. The Borrower and its Restricted Subsidiaries shall not make Capital Expenditures in any fiscal year in excess of $60,000,000.", ""},
+	{"a covenant's cap read as a floor", "Annual Capital Expenditures must be at least $60 million.",
+		"(c) Capital Expenditures. The Borrower and its Restricted Subsidiaries shall not make Capital Expenditures in any fiscal year in excess of $60,000,000.", reasonDirection},
+	{"a negator of another verb turns no bound", "Prepayment is not required for amounts above $5 million.",
+		"The Borrower does not require prepayment of amounts above $5 million, and the Agent may waive it.", ""},
+	{"a range's upper end, the same number bounded elsewhere", "Those above 50 and up to 95 mL/min receive 60 mg once daily.",
+		"| Greater than 95 mL/min | Do not use |\n| Greater than 50 to 95 mL/min | 60 mg once daily |", ""},
+	{"a unit per minute is no minimum, the bound before it still read", "Patients at most 95 mL/min may use it.",
+		"| Greater than 95 mL/min | Do not use |", reasonDirection},
+	{"a demonym of a place the evidence names", "Aftermarket Services grew on North American parts demand.",
+		"Aftermarket Services. Net sales increased 4.1%, driven by higher service contract renewals and parts demand in North America.", ""},
+	{"a demonym of another place", "Aftermarket Services grew on South American parts demand.",
+		"Aftermarket Services. Net sales increased 4.1%, driven by higher service contract renewals and parts demand in North America.", reasonName},
 	// A unit after a number is the figures' to judge (figure_missing:
 	// TestCheckFigures), not a name.
 	{"a unit the evidence does not write", "The image actually uses only about 83 KiB on disk.", "Its actual disk usage is mere 83MiB.", ""},
@@ -288,6 +307,32 @@ func TestMeaningWholeChunk(t *testing.T) {
 		ev.whole = false
 		if res := m.check(tc.claim, []meaningEvidence{ev}); len(res.findings) > 0 && tc.want == "" {
 			t.Errorf("%s quoted: false finding %v", tc.name, res.findings)
+		}
+	}
+}
+
+// TestModalSaidInWholeChunk: a citation of a whole chunk quotes nothing,
+// so a modal is stated only where the chunk puts it on the claim's own
+// verb, after its own subject, in a clause that holds all the claim
+// clause's words (corpus/outside heldout11 d059).
+func TestModalSaidInWholeChunk(t *testing.T) {
+	policy := "Cancellation. You may cancel this policy at any time by returning it to us or by letting us know in writing of the date cancellation is to take effect. We may cancel this policy only for the reasons stated below by letting you know in writing of the date cancellation takes effect. When you have not paid the premium, we may cancel at any time by letting you know at least 10 days before the date cancellation takes effect."
+	python := "Applications should use Python 3 from the start. New packages must use Python 3."
+	for _, tc := range []struct{ name, claim, evidence, want string }{
+		{"the modal on the same words elsewhere", "The insured can cancel at any time, either by returning the policy or by telling the insurer in writing when the cancellation is to take effect.", policy, ""},
+		{"the modal on no words of the chunk", "The insured must cancel this policy at any time by returning it.", policy, reasonModality},
+		{"the modal on another subject", "Applications must use Python 3 from the start.", python, reasonModality},
+		{"the modal on the same subject", "New packages must use Python 3.", python, ""},
+	} {
+		var m meaningScanner
+		ev := meaningEvidence{context: tc.evidence, spanFrom: 0, spanTo: len(tc.evidence), chunk: tc.evidence, whole: true}
+		res := m.check(tc.claim, []meaningEvidence{ev})
+		got := ""
+		for _, f := range res.findings {
+			got += f.Reason + " "
+		}
+		if (tc.want == "") != (got == "") || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s: findings %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

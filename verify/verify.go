@@ -577,16 +577,30 @@ func checkFigures(claim, evidence []Figure) (missing []Figure, contradicted bool
 // "was released in 1994 and added" a number, "in 1973 classified by" a
 // count), not what it is.
 func yearAsNumber(f Figure, evidence []Figure) bool {
-	if f.Kind != "year" && f.Kind != "number" {
+	if f.Kind != "year" && f.Kind != "number" && !(strings.HasPrefix(f.Kind, "count:") && yearLike(f.Value)) {
 		return false
 	}
 	for _, e := range evidence {
+		// "the first nine months of 2025" in "the nine months ended
+		// September 30, 2025", "fiscal year 2026" in "the fiscal year ending
+		// December 31, 2026": a year the evidence dates within; and "the
+		// 2025 outlook" (a count of outlook, as the scanner reads it) is
+		// the year 2025 the evidence writes.
+		if yearLike(f.Value) && (e.Kind == "date" && strings.HasPrefix(e.Value, f.Value+"-") ||
+			strings.HasPrefix(f.Kind, "count:") && e.Value == f.Value && (e.Kind == "year" || e.Kind == "number")) {
+			return true
+		}
 		if e.Value == f.Value && e.Kind != f.Kind && (e.Kind == "year" || e.Kind == "number" ||
 			f.Kind == "year" && strings.HasPrefix(e.Kind, "count:")) { // "in 1973 classified by": no count of classified
 			return true
 		}
 	}
 	return false
+}
+
+// yearLike reports whether v is a year of the last two centuries.
+func yearLike(v string) bool {
+	return len(v) == 4 && (v[:2] == "19" || v[:2] == "20") && isDigit(rune(v[2])) && isDigit(rune(v[3]))
 }
 
 // appendRangeMembers adds to the evidence figures the numbers a claim
@@ -657,7 +671,9 @@ func countedAs(f Figure, evidence []Figure) bool {
 		switch {
 		case f.Kind != "number" && e.Kind == f.Kind && e.Value != f.Value:
 			return false
-		case e.Value == f.Value && (countLike(e.Kind) || isMeasure(e.Kind) || f.Kind == "number" && strings.HasPrefix(e.Kind, "duration:")):
+		case e.Value == f.Value && (countLike(e.Kind) || isMeasure(e.Kind) || f.Kind == "number" && strings.HasPrefix(e.Kind, "duration:") ||
+			f.Kind == "count:point" && e.Kind == "percentage_point" && !e.BasisPoints):
+			// ("0.6 points" for "0.6 percentage points", as analysts write.)
 			// A bare number or a count is found in a measure of its value
 			// ("18" in "18pt": the word after a number names what it counts
 			// only sometimes, "20 along y" for "20 points"), and a bare

@@ -197,6 +197,19 @@ func TestOutsideHeldout10(t *testing.T) {
 	runOutside(t, "heldout10.jsonl", maxFalseBlocksHeldout10)
 }
 
+// maxFalseBlocksHeldout11 is the same bound for heldout11.jsonl, an
+// eleventh held-out set, on legal, insurance, clinical and finance
+// documents its tester wrote (docs/): 20 at its first run, 8 since the
+// fixes it showed, each a claim whose quote is narrower than it (README.md).
+const maxFalseBlocksHeldout11 = 8
+
+// TestOutsideHeldout11 is TestOutside on heldout11.jsonl, whose documents
+// are the project's own (docs/, written for it), bounded by
+// maxFalseBlocksHeldout11.
+func TestOutsideHeldout11(t *testing.T) {
+	runOutsideIn(t, ".", "heldout11.jsonl", maxFalseBlocksHeldout11)
+}
+
 // runOutside verifies the cases of file and fails when more correct claims
 // are blocked than max (a negative max bounds nothing).
 func runOutside(t *testing.T, file string, max int) {
@@ -204,6 +217,11 @@ func runOutside(t *testing.T, file string, max int) {
 	if !ok {
 		t.Skip("../shared/corpus absent: the outside cases need its real documents")
 	}
+	runOutsideIn(t, root, file, max)
+}
+
+// runOutsideIn is runOutside on documents under root.
+func runOutsideIn(t *testing.T, root, file string, max int) {
 	cases := readCases(t, file)
 	docs := map[string]bool{}
 	var paths []string
