@@ -279,7 +279,7 @@ func TestCheckFigures(t *testing.T) {
 		{name: "a year read as a count", claim: "The 2025 outlook assumes no further acquisitions.",
 			span: "For full-year 2025, we now expect net sales of $4,950 million. Our outlook assumes no further acquisitions."},
 		{name: "a year read as a count, changed", claim: "The 2024 outlook assumes no further acquisitions.",
-			span: "For full-year 2025, we now expect net sales of $4,950 million. Our outlook assumes no further acquisitions.",
+			span:    "For full-year 2025, we now expect net sales of $4,950 million. Our outlook assumes no further acquisitions.",
 			missing: []string{"count:outlook=2024"}},
 		{name: "a range's scale stated once", claim: "net sales are now expected at $4.95-$5.01 billion",
 			span: "we now expect net sales of $4,950 million to $5,010 million"},
