@@ -56,6 +56,7 @@ var reasonCategory = map[string]string{
 	"modality_differs":      FailSupport,
 	"name_unsupported":      FailSupport,
 	"polarity_unconfirmed":  FailSupport, // to review: the words cannot tell
+	"modality_unconfirmed":  FailSupport, // to review: the words cannot tell
 	ReasonJudgeNotAddressed: FailSupport,
 	// The evidence says otherwise.
 	"figure_contradicted":        FailCorrectness,

@@ -44,6 +44,10 @@ const (
 	reasonDirection           = "direction_contradicted"
 	reasonPeriod              = "period_contradicted"
 	reasonModality            = "modality_differs"
+	// reasonModalityUnconfirmed: the claim's modal is stronger than its
+	// evidence sentence's, which the words cannot tie to the claim's
+	// clause: to review.
+	reasonModalityUnconfirmed = "modality_unconfirmed"
 	reasonAntonym             = "antonym_contradicted"
 	reasonName                = "name_unsupported"
 	reasonRole                = "role_contradicted"

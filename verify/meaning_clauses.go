@@ -562,6 +562,7 @@ func (m *meaningScanner) modality(ci int, ev []mtext, al []alignment, res *meani
 		restrictedNear = restrictedNear || e.restricted || ev[a.ev].segmentRestricts(e.segment)
 	}
 	if union == 0 {
+		m.segmentModality(c, ev, al, res)
 		return
 	}
 	// A modal the quoted part of the evidence states anywhere is not more
@@ -654,6 +655,51 @@ func (t *mtext) modalHead(c *mclause) int {
 		}
 	}
 	return -1
+}
+
+// segmentModality: the clauses the claim lines up with hold no modal, but
+// their sentence part does, and a weaker one than the claim's ("the
+// controller must refuse" lined up with "Where requests … are manifestly
+// unfounded or excessive", whose sentence goes on "the controller may
+// either charge a reasonable fee … or refuse"). Which clause of the
+// sentence the modal governs, the words cannot always tell ("You may
+// request a copy, and the controller provides it" says no "may" of the
+// providing): modality_unconfirmed, to review.
+func (m *meaningScanner) segmentModality(c *mclause, ev []mtext, al []alignment, res *meaningResult) {
+	var union uint16
+	for _, a := range al {
+		seg := ev[a.ev].clauses[a.clause].segment
+		for j := range ev[a.ev].clauses {
+			if e := &ev[a.ev].clauses[j]; e.segment == seg {
+				if e.negModal {
+					return // a denied modal is the polarity check's
+				}
+				union |= e.modals
+			}
+		}
+	}
+	if union == 0 || m.claim.restrictedOnly(c) {
+		return
+	}
+	if c.modals&(1<<vObligation) != 0 && union&(1<<vObligation) == 0 ||
+		c.modals&(1<<vRecommendation) != 0 && union&(1<<vObligation|1<<vRecommendation) == 0 {
+		m.add(res, "modality", reasonModalityUnconfirmed, m.claim.matchWords(c, kModal), ev[al[0].ev].segmentModalWords(ev[al[0].ev].clauses[al[0].clause].segment))
+		res.review = true
+	}
+}
+
+// restrictedOnly reports whether the claim clause's modal is no more
+// than a restriction ("may only"): the restriction check's business.
+func (t *mtext) restrictedOnly(c *mclause) bool { return c.restricted && c.modals == 1<<vPermission }
+
+// segmentModalWords returns the words of the first modal of a segment.
+func (t *mtext) segmentModalWords(seg int) string {
+	for j := range t.clauses {
+		if e := &t.clauses[j]; e.segment == seg && e.modals != 0 {
+			return t.matchWords(e, kModal)
+		}
+	}
+	return ""
 }
 
 // modalSaid returns the modals the evidence puts on the claim's own verb
