@@ -580,6 +580,14 @@ func (m *meaningScanner) modality(ci int, ev []mtext, al []alignment, res *meani
 			}
 		}
 	}
+	if opt := m.claim.optionIn(c); opt != "" && union&(1<<vObligation) != 0 && union&(1<<vPermission) == 0 && !m.saidAnywhere(opt) {
+		// "the Borrower may, at its option, use them to prepay" for "the
+		// Borrower shall prepay": a choice where the evidence obliges. A
+		// plain "may" for "must" is implied by it and passes.
+		m.add(res, "modality", reasonModality, opt, ev[al[0].ev].matchWords(&ev[al[0].ev].clauses[al[0].clause], kModal))
+		res.unsupported = true
+		return
+	}
 	stated := c.modals&^(quoted|m.modalSaid(ev, c, verb)) == 0
 	claimWords := m.claim.matchWords(c, kModal)
 	evWords := ev[al[0].ev].matchWords(&ev[al[0].ev].clauses[al[0].clause], kModal)
@@ -655,6 +663,32 @@ func (t *mtext) modalHead(c *mclause) int {
 		}
 	}
 	return -1
+}
+
+// saidAnywhere reports whether an evidence sentence holds the words w,
+// case aside.
+func (m *meaningScanner) saidAnywhere(w string) bool {
+	for i := range m.evs {
+		if containsWordFold(m.evs[i].context, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// optionIn returns the words of clause c that make its modal a choice
+// ("at its option", "optional", "may choose whether"), or "".
+func (t *mtext) optionIn(c *mclause) string {
+	if c.from >= c.to {
+		return ""
+	}
+	text := strings.ToLower(t.s[t.toks[c.from].start:t.toks[c.to-1].end])
+	for _, o := range lex.options {
+		if i := strings.Index(text, o); i >= 0 && (i == 0 || !isWordByte(text[i-1])) && (i+len(o) == len(text) || !isWordByte(text[i+len(o)])) {
+			return o
+		}
+	}
+	return ""
 }
 
 // segmentModality: the clauses the claim lines up with hold no modal, but

@@ -42,6 +42,7 @@ type meaningWords struct {
 	Substitutions      []string              `json:"substitutions"`
 	Quantities         []string              `json:"restriction_quantities"`
 	Preventions        []string              `json:"preventions"`
+	Options            []string              `json:"options"`
 }
 
 // Phrase kinds; a phrase's value says which bound, period, trend or modal.
@@ -120,6 +121,9 @@ type lexicon struct {
 	quantities map[string]bool
 	// preventions deny in other words ("prevent … from being read").
 	preventions map[string]bool
+	// options say a modal is a choice ("may, at its option"), which an
+	// obligation is not.
+	options []string
 }
 
 // wordTable is an open-addressing table of the lexicon's words keyed by
@@ -266,6 +270,7 @@ func parseLexicon(b []byte) (*lexicon, error) {
 	for w, base := range l.irregular {
 		word(w).irregular = base
 	}
+	l.options = w.Options
 	l.preventions = map[string]bool{}
 	for _, w := range w.Preventions {
 		l.preventions[w] = true
