@@ -580,13 +580,15 @@ func (m *meaningScanner) modality(ci int, ev []mtext, al []alignment, res *meani
 			}
 		}
 	}
-	if opt := m.claim.optionIn(c); opt != "" && union&(1<<vObligation) != 0 && union&(1<<vPermission) == 0 && !m.saidAnywhere(opt) {
+	if union&(1<<vObligation) != 0 && union&(1<<vPermission) == 0 {
+		if opt := m.claim.optionIn(c); opt != "" && !m.saidAnywhere(opt) {
 		// "the Borrower may, at its option, use them to prepay" for "the
 		// Borrower shall prepay": a choice where the evidence obliges. A
 		// plain "may" for "must" is implied by it and passes.
-		m.add(res, "modality", reasonModality, opt, ev[al[0].ev].matchWords(&ev[al[0].ev].clauses[al[0].clause], kModal))
-		res.unsupported = true
-		return
+			m.add(res, "modality", reasonModality, opt, ev[al[0].ev].matchWords(&ev[al[0].ev].clauses[al[0].clause], kModal))
+			res.unsupported = true
+			return
+		}
 	}
 	stated := c.modals&^(quoted|m.modalSaid(ev, c, verb)) == 0
 	claimWords := m.claim.matchWords(c, kModal)
@@ -679,16 +681,24 @@ func (m *meaningScanner) saidAnywhere(w string) bool {
 // optionIn returns the words of clause c that make its modal a choice
 // ("at its option", "optional", "may choose whether"), or "".
 func (t *mtext) optionIn(c *mclause) string {
-	if c.from >= c.to {
-		return ""
-	}
-	text := strings.ToLower(t.s[t.toks[c.from].start:t.toks[c.to-1].end])
-	for _, o := range lex.options {
-		if i := strings.Index(text, o); i >= 0 && (i == 0 || !isWordByte(text[i-1])) && (i+len(o) == len(text) || !isWordByte(text[i+len(o)])) {
-			return o
+	for k := c.from; k < c.to; k++ {
+		for _, o := range lex.options[t.toks[k].w] {
+			if k+len(o) <= c.to && t.wordsAre(k, o) {
+				return strings.Join(o, " ")
+			}
 		}
 	}
 	return ""
+}
+
+// wordsAre reports whether the tokens from k on are the words ws.
+func (t *mtext) wordsAre(k int, ws []string) bool {
+	for i, w := range ws {
+		if t.toks[k+i].w != w || i > 0 && t.toks[k+i].brk != brkNone {
+			return false
+		}
+	}
+	return true
 }
 
 // segmentModality: the clauses the claim lines up with hold no modal, but

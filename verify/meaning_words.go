@@ -122,8 +122,8 @@ type lexicon struct {
 	// preventions deny in other words ("prevent … from being read").
 	preventions map[string]bool
 	// options say a modal is a choice ("may, at its option"), which an
-	// obligation is not.
-	options []string
+	// obligation is not: the phrases by their first word.
+	options map[string][][]string
 }
 
 // wordTable is an open-addressing table of the lexicon's words keyed by
@@ -270,7 +270,11 @@ func parseLexicon(b []byte) (*lexicon, error) {
 	for w, base := range l.irregular {
 		word(w).irregular = base
 	}
-	l.options = w.Options
+	l.options = map[string][][]string{}
+	for _, o := range w.Options {
+		ws := strings.Fields(o)
+		l.options[ws[0]] = append(l.options[ws[0]], ws)
+	}
 	l.preventions = map[string]bool{}
 	for _, w := range w.Preventions {
 		l.preventions[w] = true
