@@ -44,20 +44,21 @@ var reasonCategory = map[string]string{
 	"superseded_by":       FailVersion,
 	"superseded_evidence": FailVersion,
 	// The evidence does not say what the claim says.
-	"quote_not_found":       FailSupport,
-	"quote_in_other_chunk":  FailSupport,
-	"quote_outside_offsets": FailSupport,
-	"fuzzy_not_allowed":     FailSupport,
-	"quote_figures_differ":  FailSupport,
-	"quote_meaning_differs": FailSupport,
-	"figure_missing":        FailSupport,
-	"qualifier_unsupported": FailSupport,
-	"qualifier_missing":     FailSupport, // the evidence holds only a narrower claim: clarify
-	"modality_differs":      FailSupport,
-	"name_unsupported":      FailSupport,
-	"polarity_unconfirmed":  FailSupport, // to review: the words cannot tell
-	"modality_unconfirmed":  FailSupport, // to review: the words cannot tell
-	ReasonJudgeNotAddressed: FailSupport,
+	"quote_not_found":        FailSupport,
+	"quote_in_other_chunk":   FailSupport,
+	"quote_outside_offsets":  FailSupport,
+	"fuzzy_not_allowed":      FailSupport,
+	"quote_figures_differ":   FailSupport,
+	"quote_meaning_differs":  FailSupport,
+	"figure_missing":         FailSupport,
+	ReasonFigureOutsideQuote: FailSupport, // beside figure_missing: the quote is narrower than the claim
+	"qualifier_unsupported":  FailSupport,
+	"qualifier_missing":      FailSupport, // the evidence holds only a narrower claim: clarify
+	"modality_differs":       FailSupport,
+	"name_unsupported":       FailSupport,
+	"polarity_unconfirmed":   FailSupport, // to review: the words cannot tell
+	"modality_unconfirmed":   FailSupport, // to review: the words cannot tell
+	ReasonJudgeNotAddressed:  FailSupport,
 	// The evidence says otherwise.
 	"figure_contradicted":        FailCorrectness,
 	"qualifier_contradicted":     FailCorrectness,

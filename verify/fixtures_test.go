@@ -72,6 +72,7 @@ type claimExpect struct {
 	Match           string   `json:"match"`
 	Reasons         []string `json:"reasons"`
 	EvidenceReasons []string `json:"evidence_reasons"`
+	AbsentReasons   []string `json:"absent_reasons"` // reasons the claim must not carry
 	FoundInPage     int      `json:"found_in_page"`
 	Elided          *bool    `json:"elided"`
 }
@@ -242,6 +243,11 @@ func checkReport(t *testing.T, fx *fixture, rep *verify.Report) {
 		for _, r := range want.Reasons {
 			if !contains(cr.Reasons, r) {
 				t.Errorf("claim %s: reasons %v lack %s", cr.ClaimID, cr.Reasons, r)
+			}
+		}
+		for _, r := range want.AbsentReasons {
+			if contains(cr.Reasons, r) {
+				t.Errorf("claim %s: reasons %v hold %s", cr.ClaimID, cr.Reasons, r)
 			}
 		}
 		for _, r := range want.EvidenceReasons {

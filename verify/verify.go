@@ -212,6 +212,9 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 		status, d = Unsupported, RemoveClaim
 		if len(missing) > 0 {
 			cr.Reasons = append(cr.Reasons, "figure_missing")
+			if outsideQuote(missing, good) {
+				cr.Reasons = append(cr.Reasons, ReasonFigureOutsideQuote)
+			}
 		}
 		for _, q := range qUnsupported {
 			cr.Reasons = append(cr.Reasons, "qualifier_unsupported:"+q)
@@ -596,6 +599,33 @@ func yearAsNumber(f Figure, evidence []Figure) bool {
 		}
 	}
 	return false
+}
+
+// ReasonFigureOutsideQuote comes with figure_missing when every missing
+// figure is in a cited chunk outside the span its quote matched: the
+// citation points at less than the claim states (the evidence is the span,
+// DESIGN), and quoting the whole sentence the claim rests on would show it.
+// The disposition stays remove_claim.
+const ReasonFigureOutsideQuote = "figure_outside_quote"
+
+// outsideQuote reports whether each missing figure is found in the whole
+// chunk of a quoted citation. Only on the failure path: the chunks'
+// figures are read here, not before.
+func outsideQuote(missing []Figure, good []accepted) bool {
+	var chunkFigs []Figure
+	quoted := false
+	for _, g := range good {
+		if g.meaning.whole || len(g.text) == len(g.meaning.chunk) {
+			continue // the whole chunk is the span already
+		}
+		quoted = true
+		chunkFigs = appendFigures(chunkFigs, g.meaning.chunk)
+	}
+	if !quoted {
+		return false
+	}
+	still, _ := checkFigures(missing, chunkFigs)
+	return len(still) == 0
 }
 
 // yearLike reports whether v is a year of the last two centuries.
