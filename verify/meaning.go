@@ -76,6 +76,10 @@ type meaningScanner struct {
 	// head returns the opening of a version's text (set by the checker,
 	// which holds the read transaction), or "".
 	head func(version string) string
+	// excepted is set while polarity reads a claim clause that it or its
+	// evidence states in a sentence part with an exception: no finding
+	// there contradicts.
+	excepted bool
 }
 
 type alignment struct{ ev, clause int }

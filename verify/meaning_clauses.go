@@ -14,15 +14,15 @@ import (
 // exception check.
 func (m *meaningScanner) polarity(ci int, ev []mtext, al []alignment, res *meaningResult) {
 	c := &m.claim.clauses[ci]
-	if m.claim.segmentHasException(c.segment) {
-		return
-	}
+	// A sentence part with an exception ("provided that", "unless") may
+	// turn a negation around in words the clauses do not line up: a
+	// negation on one side only there is never a contradiction, only a
+	// reading to review.
+	excepted := m.claim.segmentHasException(c.segment)
 	var claimNeg, evNeg int
 	for _, a := range al {
 		et, e := &ev[a.ev], &ev[a.ev].clauses[a.clause]
-		if et.segmentHasException(e.segment) {
-			return
-		}
+		excepted = excepted || et.segmentHasException(e.segment)
 		pc, kc := m.claim.relevantNegs(c, et, e)
 		pe, ke := et.relevantNegs(e, &m.claim, c)
 		if pc == 1 && pe == 1 && len(al) == 1 && kc >= 0 && ke >= 0 {
@@ -36,6 +36,8 @@ func (m *meaningScanner) polarity(ci int, ev []mtext, al []alignment, res *meani
 	}
 	a := al[len(al)-1]
 	et, e := &ev[a.ev], &ev[a.ev].clauses[a.clause]
+	m.excepted = excepted
+	defer func() { m.excepted = false }()
 	// Both sides may deny something ("should not … without" against
 	// "should … without"): the finding is the negation the other side
 	// lacks, the claim's first tried.
@@ -99,7 +101,7 @@ func (m *meaningScanner) polarityFinding(res *meaningResult, negText *mtext, neg
 	}
 	shared, total := m.claim.overlap(claimClause, evText, evClause)
 	near := shared*100 >= polarityMinOverlap*total && shared*100 >= polarityMinOverlap*len(evClause.set)
-	if onHead && near && !other.unmatchedNegation(otherClause, negText, negClause) &&
+	if onHead && near && !m.excepted && !other.unmatchedNegation(otherClause, negText, negClause) &&
 		!m.claim.conditionClause(claimClause) && !evText.conditionClause(evClause) &&
 		(swapped || !(negText == &m.claim && evText.negatedLike(&m.claim, claimClause, otherClause))) {
 		m.add(res, "polarity", reasonPolarity, claimWords, evWords)
