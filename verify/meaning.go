@@ -75,7 +75,8 @@ type meaningScanner struct {
 	claimB, evB []binding
 	// head returns the opening of a version's text (set by the checker,
 	// which holds the read transaction), or "".
-	head func(version string) string
+	head  func(version string) string
+	units []ownedUnit // attribution's, reused
 	// excepted is set while polarity reads a claim clause that it or its
 	// evidence states in a sentence part with an exception: no finding
 	// there contradicts.
@@ -152,6 +153,7 @@ func (m *meaningScanner) checkAll(claim string, evs []meaningEvidence) meaningRe
 	m.names(evs, &res)
 	m.codeNames(evs, &res)
 	m.roles(evs, &res)
+	m.attribution(claim, evs, &res)
 	for i := range ev { // grown buffers, kept
 		if m.owned[i] {
 			m.own[i] = ev[i]
