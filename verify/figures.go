@@ -588,10 +588,28 @@ func number(s string, i int, cur string, from int) (Figure, int, bool) {
 func measure(s, val string, j int, cur string, from int) (Figure, int) {
 	integer := !strings.Contains(val, ".")
 	k := skipSpaces(s, j)
+	if k < len(s) && s[k] == ')' && from > 0 && s[from-1] == '(' && !spelledBefore(s, from-1) {
+		// "one and one-half (1.5) times": the digits repeat the words, and
+		// what follows the parenthesis is what they measure.
+		k = skipSpaces(s, k+1)
+	}
 	word, w := wordAt(s, k)
 	lw := strings.ToLower(word)
 	f := Figure{Kind: "number", Value: val}
 	end := j
+	if k == j && k < len(s) && s[k] == '-' {
+		// "a 7-day run-in", "a 3-week titration phase", "a 12-inch pipe":
+		// a unit joined by a hyphen, when nothing more is joined to it.
+		if u, uw := wordAt(s, k+1); u != "" && !(uw < len(s) && (s[uw] == '-' || isWordByte(s[uw]))) {
+			lu := strings.ToLower(u)
+			if d := durationUnits[lu]; d != "" && d == lu {
+				return Figure{Kind: "duration:" + d, Value: val, Text: strings.TrimSpace(s[from:uw])}, uw
+			}
+			if unit, ok := unitAfter(u, true); ok && !unit.glued {
+				return Figure{Kind: "measure:" + unit.name, Value: val, Text: strings.TrimSpace(s[from:uw])}, uw
+			}
+		}
+	}
 	switch {
 	case strings.HasPrefix(s[j:], "%") || strings.HasPrefix(s[j:], " %"):
 		f.Kind, end = "percent", strings.Index(s[j:], "%")+j+1
@@ -613,8 +631,8 @@ func measure(s, val string, j int, cur string, from int) (Figure, int) {
 		}
 	case j < len(s) && (s[j] == 'x' || s[j] == 'X') && (j+1 == len(s) || !isWordByte(s[j+1])):
 		f.Kind, end = "multiple", j+1
-	case strings.HasPrefix(s[j:], "×"):
-		f.Kind, end = "multiple", j+len("×")
+	case strings.HasPrefix(s[j:], "×") || strings.HasPrefix(s[j:], " ×") && !digitAfterTimes(s, j):
+		f.Kind, end = "multiple", strings.Index(s[j:], "×")+j+len("×") // "> 1.5 × ULN"
 	case j < len(s) && s[j] == ':' && j+1 < len(s) && isDigit(rune(s[j+1])):
 		if den, e, ok := decimal(s, j+1); ok {
 			f.Kind, f.Value, end = "multiple", ratio(val, den), e
@@ -682,10 +700,46 @@ func measure(s, val string, j int, cur string, from int) (Figure, int) {
 			f.Kind = "year"
 		case word != "" && unicode.IsLower(rune(word[0])) && !functionWords[lw]:
 			f.Kind = "count:" + singular(lw) // "7 banks": only a count of banks can contradict it
+			// "25 paid vacation days": words before a duration unit
+			// describe it; the figure is the duration ("2025 base year"
+			// is a year).
+			for n, at := 0, w; n < 2 && !yearLike(val); n++ {
+				next, nw := wordAt(s, skipSpaces(s, at))
+				ln := strings.ToLower(next)
+				if next == "" || functionWords[ln] || !unicode.IsLower(rune(next[0])) || skipSpaces(s, at) == at {
+					break
+				}
+				if d := durationUnits[ln]; d != "" {
+					f.Kind, end = "duration:"+d, nw
+					break
+				}
+				at = nw
+			}
 		}
 	}
 	f.Text = strings.TrimSpace(s[from:end])
 	return f, end
+}
+
+// spelledBefore reports whether the word before byte i is a number word
+// ("ten (12) days"): the number word's reading decides (wordFigure).
+func spelledBefore(s string, i int) bool {
+	j := i
+	for j > 0 && s[j-1] == ' ' {
+		j--
+	}
+	k := j
+	for k > 0 && (isWordByte(s[k-1]) || s[k-1] == '-') {
+		k--
+	}
+	return k < j && spelledValueFold(s[k:j]) > 0
+}
+
+// digitAfterTimes reports whether " × " at j is followed by a digit: "4 ×
+// 2" is a size, not a multiple.
+func digitAfterTimes(s string, j int) bool {
+	k := skipSpaces(s, j+len(" ×"))
+	return k < len(s) && isDigit(rune(s[k]))
 }
 
 // decimal reads digits with thousands separators and a decimal point or

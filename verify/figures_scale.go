@@ -39,7 +39,7 @@ func appendEvidenceFiguresOf(out, figs []Figure, span, before string, claim []Fi
 // appendScales is the rest of appendEvidenceFigures, once the span's
 // figures are out[start:].
 func appendScales(out []Figure, start int, span, before string, claim []Figure) []Figure {
-	if !holdsAmount(claim) || !holdsBare(out[start:]) {
+	if !holdsAmount(claim) || !holdsBare(out[start:]) && !holdsAmount(out[start:]) {
 		return out
 	}
 	cur, inForce := lastScale(before)
@@ -66,11 +66,24 @@ func appendScaled(out []Figure, s string, sc unitScale, inForce bool) []Figure {
 		return out
 	}
 	for k, n := start, len(out); k < n; k++ {
-		if f := out[k]; bare(f) {
+		switch f := out[k]; {
+		case bare(f):
 			out = append(out, Figure{Kind: "amount:" + sc.currency, Value: scaleSigned(f.Value, sc.exp), Text: f.Text})
+		case unscaledAmount(f, sc):
+			// "$9,300,200" in a table "(dollars in thousands)" is $9.3
+			// billion: the sign says dollars, the statement how many.
+			// It is not also $9.3 million.
+			out[k].Value = scaleSigned(f.Value, sc.exp)
 		}
 	}
 	return out
+}
+
+// unscaledAmount reports whether f is an amount in the statement's
+// currency written without a scale word of its own ("$9,300,200", not
+// "$9.3 billion").
+func unscaledAmount(f Figure, sc unitScale) bool {
+	return f.Kind == "amount:"+sc.currency && scaleWordOf(f.Text) == 0 && !f.Reference
 }
 
 func holdsAmount(figs []Figure) bool {

@@ -244,3 +244,43 @@ func scaleWordOf(text string) int {
 	}
 	return scales[strings.ToLower(text[i+1:])]
 }
+
+// roundingShare is how far a rounded amount may be from the evidence's.
+const roundingShare = 0.01
+
+// roundedIn reports whether the evidence holds the claim's scaled amount
+// unrounded: "$9.3 billion" is $9,300,200 thousand rounded to the tenth of
+// a billion the claim writes, "$116.1 million" $116,109 thousand. Only an
+// amount written with a scale word, to the precision its digits state.
+func roundedIn(f Figure, evidence []Figure) bool {
+	if !strings.HasPrefix(f.Kind, "amount:") {
+		return false
+	}
+	sc := scaleWordOf(f.Text)
+	if sc == 0 {
+		return false
+	}
+	decimals := 0
+	if i := strings.IndexByte(f.Text, '.'); i >= 0 {
+		for k := i + 1; k < len(f.Text) && isDigit(rune(f.Text[k])); k++ {
+			decimals++
+		}
+	}
+	unit := math.Pow(10, float64(sc-decimals))
+	v, err := strconv.ParseFloat(f.Value, 64)
+	if err != nil {
+		return false
+	}
+	for _, e := range evidence {
+		if e.Kind != f.Kind {
+			continue
+		}
+		// Rounded as the claim's digits say, and within roundingShare of
+		// it: "EUR 13 million" is no rounding of a stated 12.5 million.
+		w, err := strconv.ParseFloat(e.Value, 64)
+		if err == nil && math.Abs(math.Round(w/unit)-v/unit) < 1e-6 && math.Abs(w-v) <= roundingShare*math.Abs(w) {
+			return true
+		}
+	}
+	return false
+}

@@ -60,6 +60,11 @@ type Qualifier struct {
 	Name    string   `json:"name"`
 	Pattern string   `json:"pattern,omitempty"` // RE2; the first group, else the match, is the value
 	Values  []string `json:"values,omitempty"`  // matched as whole words, case-insensitively
+	// Aliases name one value several ways ("United States", "US", "USA"):
+	// each group's first name is the value, each name is found as a value
+	// is, and a claim's "US" against the evidence's "United States" is the
+	// same value, not a contradiction.
+	Aliases [][]string `json:"aliases,omitempty"`
 	// Keywords, when set, gate the pattern: it runs only on a text where a
 	// word starts with one of them, ignoring case, which keeps regular
 	// expressions off the hot path of texts that cannot match. A pattern

@@ -39,6 +39,7 @@ type value struct {
 	// ("US", "EU"): it matches only in capitals, or "us" in "contact us"
 	// would read as a jurisdiction.
 	exact string
+	canon string // the value it names: its alias group's first, or text
 }
 
 // found is a listed value found in a text.
@@ -66,13 +67,34 @@ func compileQualifiers(qs []Qualifier) ([]qualifier, wordScanner, error) {
 			}
 			c.re = re
 		}
-		for _, raw := range q.Values {
+		canon := map[string]string{} // an alias, lower case -> its group's value
+		names := slices.Clone(q.Values)
+		for _, g := range q.Aliases {
+			if len(g) < 2 {
+				return nil, w, fmt.Errorf("%w: qualifier %q: an alias group needs two names or more", ErrPolicy, q.Name)
+			}
+			first := strings.ToLower(strings.Join(strings.Fields(g[0]), " "))
+			for _, a := range g {
+				a = strings.Join(strings.Fields(a), " ")
+				if a == "" {
+					return nil, w, fmt.Errorf("%w: qualifier %q has an empty alias", ErrPolicy, q.Name)
+				}
+				canon[strings.ToLower(a)] = first
+				if !slices.Contains(names, a) {
+					names = append(names, a)
+				}
+			}
+		}
+		for _, raw := range names {
 			raw = strings.Join(strings.Fields(raw), " ")
 			v := strings.ToLower(raw)
 			if v == "" {
 				return nil, w, fmt.Errorf("%w: qualifier %q has an empty value", ErrPolicy, q.Name)
 			}
-			val := value{qualifier: i, text: v}
+			val := value{qualifier: i, text: v, canon: v}
+			if c, ok := canon[v]; ok {
+				val.canon = c
+			}
 			if acronym(raw) {
 				val.exact = raw
 			}
@@ -145,7 +167,7 @@ func (w *wordScanner) scan(s string, into []found) (gates uint64, _ []found) {
 					matches = strings.HasPrefix(s[i:], v.exact)
 				}
 				if matches && (i+len(v.text) == len(s) || !isWordByte(s[i+len(v.text)])) {
-					into = append(into, found{qualifier: v.qualifier, value: v.text})
+					into = append(into, found{qualifier: v.qualifier, value: v.canon})
 				}
 			}
 		}

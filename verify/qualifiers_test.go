@@ -181,3 +181,35 @@ func FuzzWordScanner(f *testing.F) {
 		}
 	})
 }
+
+// TestQualifierAliases: names of one value are the same value ("the US"
+// citing "the United States"), not a contradiction; another value still
+// contradicts (corpus/outside heldout12 e196).
+func TestQualifierAliases(t *testing.T) {
+	custom, err := ParsePolicy([]byte(`{"qualifiers": [{"name": "jurisdiction", "values": ["Canada"],
+		"aliases": [["United States", "US", "USA"], ["European Union", "EU"]]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pol := range []*Policy{DefaultPolicy(), custom} {
+		c := checker{pol: pol}
+		tests := []struct {
+			claim, evidence string
+			contradicted    bool
+		}{
+			{"She may not compete in the US or Canada.", "the Executive shall not, within the United States or Canada, engage in", false},
+			{"She may not compete in the United States.", "the Executive shall not, within the USA, engage in", false},
+			{"She may not compete in the EU.", "the Executive shall not, within the European Union, engage in", false},
+			{"She may not compete in the EU.", "the Executive shall not, within the United States, engage in", true},
+		}
+		for _, tt := range tests {
+			_, _, contradicted := c.checkQualifiers(tt.claim, tt.evidence)
+			if (len(contradicted) > 0) != tt.contradicted {
+				t.Errorf("%s: %q citing %q: contradicted %v, want %v", pol.Name, tt.claim, tt.evidence, contradicted, tt.contradicted)
+			}
+		}
+	}
+	if _, err := ParsePolicy([]byte(`{"qualifiers": [{"name": "j", "values": ["A"], "aliases": [["US"]]}]}`)); err == nil {
+		t.Error("an alias group of one name: no error")
+	}
+}

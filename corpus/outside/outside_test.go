@@ -210,6 +210,17 @@ func TestOutsideHeldout11(t *testing.T) {
 	runOutsideIn(t, ".", "heldout11.jsonl", maxFalseBlocksHeldout11)
 }
 
+// maxFalseBlocksHeldout12 is the same bound for heldout12.jsonl, a
+// twelfth held-out set, on legal, insurance, clinical and finance
+// documents its testers wrote (docs12/): -1 until its first run sets it.
+const maxFalseBlocksHeldout12 = -1
+
+// TestOutsideHeldout12 is TestOutside on heldout12.jsonl, whose documents
+// are the project's own (docs12/), bounded by maxFalseBlocksHeldout12.
+func TestOutsideHeldout12(t *testing.T) {
+	runOutsideIn(t, ".", "heldout12.jsonl", maxFalseBlocksHeldout12)
+}
+
 // runOutside verifies the cases of file and fails when more correct claims
 // are blocked than max (a negative max bounds nothing).
 func runOutside(t *testing.T, file string, max int) {
