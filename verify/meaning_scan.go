@@ -497,6 +497,9 @@ func (t *mtext) negatedBounds() {
 				break
 			}
 			if toks[k].neg {
+				if deniesNecessity(toks, k) {
+					break // "need not give more than two" is no "gives at most two"
+				}
 				toks[k].neg = false
 				m.value ^= 1 // vMin <-> vMax, vBefore <-> vAfter
 				flipped = true
@@ -510,6 +513,23 @@ func (t *mtext) negatedBounds() {
 			m.value ^= 1
 		}
 	}
+}
+
+// deniesNecessity reports whether negator k denies a necessity, not the
+// act its bound limits: "need not give more than two", "is not required
+// to give more than two" say that more is not owed, not that more is
+// barred, so the bound stays as written and the negation with it.
+func deniesNecessity(toks []mtok, k int) bool {
+	if k > 0 && (toks[k-1].w == "need" || toks[k-1].w == "needs") {
+		return true
+	}
+	for j := k + 1; j < len(toks) && j <= k+2; j++ {
+		switch toks[j].w {
+		case "required", "obliged", "obligated", "need", "have", "has":
+			return true
+		}
+	}
+	return false
 }
 
 // covenantNegator returns the negator of a covenant whose limit is the
