@@ -212,8 +212,9 @@ func TestOutsideHeldout11(t *testing.T) {
 
 // maxFalseBlocksHeldout12 is the same bound for heldout12.jsonl, a
 // twelfth held-out set, on legal, insurance, clinical and finance
-// documents its testers wrote (docs12/): -1 until its first run sets it.
-const maxFalseBlocksHeldout12 = -1
+// documents its testers wrote (docs12/): 11 at its first run, 2 since the
+// fixes it showed (README.md).
+const maxFalseBlocksHeldout12 = 2
 
 // TestOutsideHeldout12 is TestOutside on heldout12.jsonl, whose documents
 // are the project's own (docs12/), bounded by maxFalseBlocksHeldout12.
