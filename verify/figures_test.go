@@ -297,7 +297,7 @@ func TestCheckFigures(t *testing.T) {
 			before: "(dollars in thousands)\n| | 2024 | 2023 |\n|---|---|---|\n", span: "| Total loans held for investment | $9,300,200 | $8,991,000 |",
 			missing: []string{"amount:USD=9300000"}, contradicted: true},
 		{name: "a rounded amount", claim: "Adjusted net income was $116.1 million in 2024.", span: "Adjusted net income was $116,109,000 in 2024."},
-		{name: "a rounding too coarse", claim: "Revenue was EUR 13 million.", span: "Revenue was EUR 12,500,000."  ,
+		{name: "a rounding too coarse", claim: "Revenue was EUR 13 million.", span: "Revenue was EUR 12,500,000.",
 			missing: []string{"amount:EUR=13000000"}, contradicted: true},
 		{name: "a number in parentheses after words", claim: "a lump sum of 1.5 times the Target Bonus",
 			span: "the Company shall pay, in a lump sum, one and one-half (1.5) times the Target Bonus"},

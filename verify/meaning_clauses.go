@@ -584,9 +584,9 @@ func (m *meaningScanner) modality(ci int, ev []mtext, al []alignment, res *meani
 	}
 	if union&(1<<vObligation) != 0 && union&(1<<vPermission) == 0 {
 		if opt := m.claim.optionIn(c); opt != "" && !m.saidAnywhere(opt) {
-		// "the Borrower may, at its option, use them to prepay" for "the
-		// Borrower shall prepay": a choice where the evidence obliges. A
-		// plain "may" for "must" is implied by it and passes.
+			// "the Borrower may, at its option, use them to prepay" for "the
+			// Borrower shall prepay": a choice where the evidence obliges. A
+			// plain "may" for "must" is implied by it and passes.
 			m.add(res, "modality", reasonModality, opt, ev[al[0].ev].matchWords(&ev[al[0].ev].clauses[al[0].clause], kModal))
 			res.unsupported = true
 			return
