@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"fmt"
+	"strconv"
 	"math/big"
 	"strings"
 	"unicode"
@@ -633,6 +635,9 @@ func measure(s, val string, j int, cur string, from int) (Figure, int) {
 		f.Kind, end = "multiple", j+1
 	case strings.HasPrefix(s[j:], "×") || strings.HasPrefix(s[j:], " ×") && !digitAfterTimes(s, j):
 		f.Kind, end = "multiple", strings.Index(s[j:], "×")+j+len("×") // "> 1.5 × ULN"
+	case timeOfDay(s, from, val, j) != "":
+		t, e := timeOfDayAt(s, val, j)
+		f.Kind, f.Value, end = "time", t, e
 	case j < len(s) && s[j] == ':' && j+1 < len(s) && isDigit(rune(s[j+1])):
 		if den, e, ok := decimal(s, j+1); ok {
 			f.Kind, f.Value, end = "multiple", ratio(val, den), e
@@ -733,6 +738,60 @@ func spelledBefore(s string, i int) bool {
 		k--
 	}
 	return k < j && spelledValueFold(s[k:j]) > 0
+}
+
+// timeOfDay returns the time of day the number val ending at j starts
+// ("08:00", "18:00", "6 p.m.", "1 a.m.", "10:30 pm"), as HH:MM, or "".
+func timeOfDay(s string, from int, val string, j int) string {
+	t, _ := timeOfDayAt(s, val, j)
+	return t
+}
+
+// timeOfDayAt is timeOfDay with where the time ends.
+func timeOfDayAt(s, val string, j int) (string, int) {
+	h, err := strconv.Atoi(val)
+	if err != nil || h > 24 || strings.Contains(val, ".") {
+		return "", j
+	}
+	m, end := 0, j
+	if j+3 <= len(s) && s[j] == ':' && isDigit(rune(s[j+1])) && isDigit(rune(s[j+2])) && !(j+3 < len(s) && isDigit(rune(s[j+3]))) {
+		m, _ = strconv.Atoi(s[j+1 : j+3])
+		end = j + 3
+	}
+	k := skipSpaces(s, end)
+	switch {
+	case meridiem(s, k, "a"):
+		if h < 1 || h > 12 {
+			return "", j
+		}
+		h %= 12
+	case meridiem(s, k, "p"):
+		if h < 1 || h > 12 {
+			return "", j
+		}
+		h = h%12 + 12
+	case end == j || m > 59:
+		return "", j // digits alone, or no minutes: no clock time
+	default:
+		return fmt.Sprintf("%02d:%02d", h, m), end
+	}
+	e := k + 2
+	if strings.HasPrefix(strings.ToLower(s[k:]), string(s[k]|0x20)+".m.") {
+		e = k + 4
+	}
+	return fmt.Sprintf("%02d:%02d", h, m), e
+}
+
+// meridiem reports whether s at k holds "a.m."/"am" (x = "a") or
+// "p.m."/"pm", as a word.
+func meridiem(s string, k int, x string) bool {
+	rest := strings.ToLower(s[k:])
+	for _, w := range [...]string{x + ".m.", x + ".m", x + "m"} {
+		if strings.HasPrefix(rest, w) && (len(rest) == len(w) || !isWordByte(rest[len(w)])) {
+			return true
+		}
+	}
+	return false
 }
 
 // digitAfterTimes reports whether " × " at j is followed by a digit: "4 ×
@@ -859,7 +918,7 @@ func wordAt(s string, i int) (string, int) {
 func singular(w string) string {
 	w = americanSpelling(w)
 	switch {
-	case len(w) <= 3 || !strings.HasSuffix(w, "s") || strings.HasSuffix(w, "ss") || strings.HasSuffix(w, "us"):
+	case len(w) <= 3 || !strings.HasSuffix(w, "s") || strings.HasSuffix(w, "ss") || strings.HasSuffix(w, "us") || strings.HasSuffix(w, "is"):
 		return w // "class", "status"
 	case strings.HasSuffix(w, "ies"):
 		return w[:len(w)-3] + "y" // "libraries"
@@ -893,7 +952,11 @@ func sameKind(a, b Figure) bool {
 var referenceWords = map[string]bool{"clause": true, "clauses": true, "section": true, "sections": true,
 	"article": true, "articles": true, "schedule": true, "schedules": true, "paragraph": true, "paragraphs": true,
 	"part": true, "parts": true, "annex": true, "annexes": true, "appendix": true, "note": true, "notes": true,
-	"art": true, "sec": true, "para": true, "cl": true}
+	"art": true, "sec": true, "para": true, "cl": true,
+	// designations of a grade or a rank: "Severity 2 incident", "Tier 1
+	// capital", "Phase 2 trial", "Level 3 support"
+	"severity": true, "tier": true, "level": true, "phase": true, "stage": true, "grade": true, "priority": true,
+	"category": true, "cohort": true}
 
 // referenceBefore reports whether the number at i follows a reference word
 // ("Clause 22.2", "Art. 5", "§ 4", "§4").

@@ -147,7 +147,15 @@ func wordFigure(s string, i int) (f Figure, next int, ok bool) {
 		return Figure{}, j, false // "tenfold", "ten_x", "twoÿ": a word, not a number
 	}
 	v := spelledValueFold(s[i:j])
-	if v < 2 || i > 0 && s[i-1] == '-' {
+	// "two and one-half times", "one and a half years": a half more.
+	half := ""
+	for _, h := range [...]string{" and one-half", " and one half", " and a half"} {
+		if len(s)-j >= len(h) && strings.EqualFold(s[j:j+len(h)], h) && (j+len(h) == len(s) || !isWordByte(s[j+len(h)])) {
+			half, j = ".5", j+len(h)
+			break
+		}
+	}
+	if v < 2 && !(v == 1 && half != "") || i > 0 && s[i-1] == '-' {
 		return Figure{}, j, false
 	}
 	if isUpper(rune(s[i])) && !opensSentence(s, i) {
@@ -180,6 +188,7 @@ func wordFigure(s string, i int) (f Figure, next int, ok bool) {
 		}
 		j = e + 1
 	}
+	val := strconv.Itoa(v) + half // v is whole now ("twenty-five")
 	k := skipSpaces(s, j)
 	nw, nk := letterWord(s, k)
 	if spelledStops[nw] || spelledValue(nw) > 0 {
@@ -193,7 +202,7 @@ func wordFigure(s string, i int) (f Figure, next int, ok bool) {
 		after := skipSpaces(s, nk)
 		if nn, _ := letterWord(s, after); after > nk && nn != "" && s[after] >= 'a' && !functionWords[nn] &&
 			!spelledStops[nn] && durationUnits[nn] == "" {
-			g, end := measure(s, strconv.Itoa(v), nk, "", i)
+			g, end := measure(s, val, nk, "", i)
 			if g.Kind == "number" {
 				return Figure{}, j, false
 			}
@@ -201,7 +210,7 @@ func wordFigure(s string, i int) (f Figure, next int, ok bool) {
 			return g, end, true
 		}
 	}
-	g, end := measure(s, strconv.Itoa(v), j, "", i)
+	g, end := measure(s, val, j, "", i)
 	if g.Kind == "number" || g.Kind == "year" {
 		return Figure{}, j, false // a bare number word counts nothing
 	}

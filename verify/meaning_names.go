@@ -34,7 +34,8 @@ func (m *meaningScanner) names(evs []meaningEvidence, res *meaningResult) {
 					unitOfNumber(m.claim.s, tok.start, w) {
 					continue
 				}
-				if !heldBy(evs, w) && !m.cutWord(j, evs) && !(acronym(w) && len(w) <= 8 && spelledOut(evs, w)) && !m.inHead(evs, w) &&
+				if !heldBy(evs, w) && !m.cutWord(j, evs) && !(acronym(w) && len(w) <= 8 && spelledOut(evs, w)) &&
+					!(pluralAcronym(w) && spelledOut(evs, w[:len(w)-1])) && !m.inHead(evs, w) &&
 					!heldAnotherWay(evs, w) {
 					m.add(res, "name", reasonName+":"+w, w, "")
 					res.unsupported = true
@@ -397,6 +398,12 @@ func heldAnotherWay(evs []meaningEvidence, w string) bool {
 		}
 	}
 	return false
+}
+
+// pluralAcronym reports whether w is an acronym's plural ("IRAs", for
+// "individual retirement accounts").
+func pluralAcronym(w string) bool {
+	return len(w) >= 3 && len(w) <= 9 && w[len(w)-1] == 's' && acronym(w[:len(w)-1])
 }
 
 // placesOf returns the places a demonym may be made from: "American"

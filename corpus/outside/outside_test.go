@@ -222,6 +222,18 @@ func TestOutsideHeldout12(t *testing.T) {
 	runOutsideIn(t, ".", "heldout12.jsonl", maxFalseBlocksHeldout12)
 }
 
+// maxFalseBlocksHeldout13 is the same bound for heldout13.jsonl, a
+// thirteenth held-out set, on legal, insurance, clinical and finance
+// documents its tester wrote (docs13/): 9 at its first run, 4 since the
+// fixes it showed (README.md).
+const maxFalseBlocksHeldout13 = 4
+
+// TestOutsideHeldout13 is TestOutside on heldout13.jsonl, whose documents
+// are the project's own (docs13/), bounded by maxFalseBlocksHeldout13.
+func TestOutsideHeldout13(t *testing.T) {
+	runOutsideIn(t, ".", "heldout13.jsonl", maxFalseBlocksHeldout13)
+}
+
 // runOutside verifies the cases of file and fails when more correct claims
 // are blocked than max (a negative max bounds nothing).
 func runOutside(t *testing.T, file string, max int) {
