@@ -636,8 +636,7 @@ func measure(s, val string, j int, cur string, from int) (Figure, int) {
 	case strings.HasPrefix(s[j:], "×") || strings.HasPrefix(s[j:], " ×") && !digitAfterTimes(s, j):
 		f.Kind, end = "multiple", strings.Index(s[j:], "×")+j+len("×") // "> 1.5 × ULN"
 	case timeOfDay(s, from, val, j) != "":
-		t, e := timeOfDayAt(s, val, j)
-		f.Kind, f.Value, end = "time", t, e
+		f.Kind, f.Value, end = timeOfDayFigure(s, val, j)
 	case j < len(s) && s[j] == ':' && j+1 < len(s) && isDigit(rune(s[j+1])):
 		if den, e, ok := decimal(s, j+1); ok {
 			f.Kind, f.Value, end = "multiple", ratio(val, den), e
@@ -747,8 +746,20 @@ func timeOfDay(s string, from int, val string, j int) string {
 	return t
 }
 
+// timeOfDayFigure is the kind, value and end of a time of day.
+func timeOfDayFigure(s, val string, j int) (string, string, int) {
+	t, e := timeOfDayAt(s, val, j)
+	return "time", t, e
+}
+
 // timeOfDayAt is timeOfDay with where the time ends.
 func timeOfDayAt(s, val string, j int) (string, int) {
+	if j >= len(s) || len(val) > 2 {
+		return "", j
+	}
+	if c := s[j]; c != ':' && c != ' ' && c|0x20 != 'a' && c|0x20 != 'p' {
+		return "", j // most numbers: cheap to leave
+	}
 	h, err := strconv.Atoi(val)
 	if err != nil || h > 24 || strings.Contains(val, ".") {
 		return "", j
@@ -760,12 +771,12 @@ func timeOfDayAt(s, val string, j int) (string, int) {
 	}
 	k := skipSpaces(s, end)
 	switch {
-	case meridiem(s, k, "a"):
+	case meridiem(s, k, 'a'):
 		if h < 1 || h > 12 {
 			return "", j
 		}
 		h %= 12
-	case meridiem(s, k, "p"):
+	case meridiem(s, k, 'p'):
 		if h < 1 || h > 12 {
 			return "", j
 		}
@@ -776,20 +787,25 @@ func timeOfDayAt(s, val string, j int) (string, int) {
 		return fmt.Sprintf("%02d:%02d", h, m), end
 	}
 	e := k + 2
-	if strings.HasPrefix(strings.ToLower(s[k:]), string(s[k]|0x20)+".m.") {
+	if k+4 <= len(s) && s[k+1] == '.' && s[k+2]|0x20 == 'm' && s[k+3] == '.' {
 		e = k + 4
+	} else if k+3 <= len(s) && s[k+1] == '.' {
+		e = k + 3
 	}
 	return fmt.Sprintf("%02d:%02d", h, m), e
 }
 
-// meridiem reports whether s at k holds "a.m."/"am" (x = "a") or
+// meridiem reports whether s at k holds "a.m."/"am" (x = 'a') or
 // "p.m."/"pm", as a word.
-func meridiem(s string, k int, x string) bool {
-	rest := strings.ToLower(s[k:])
-	for _, w := range [...]string{x + ".m.", x + ".m", x + "m"} {
-		if strings.HasPrefix(rest, w) && (len(rest) == len(w) || !isWordByte(rest[len(w)])) {
-			return true
-		}
+func meridiem(s string, k int, x byte) bool {
+	if k+2 > len(s) || s[k]|0x20 != x {
+		return false
+	}
+	switch {
+	case s[k+1] == '.' && k+3 <= len(s) && s[k+2]|0x20 == 'm': // "a.m", "a.m."
+		return k+3 == len(s) || !isWordByte(s[k+3])
+	case s[k+1]|0x20 == 'm': // "am"
+		return k+2 == len(s) || !isWordByte(s[k+2])
 	}
 	return false
 }

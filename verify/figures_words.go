@@ -147,6 +147,9 @@ func wordFigure(s string, i int) (f Figure, next int, ok bool) {
 		return Figure{}, j, false // "tenfold", "ten_x", "twoÿ": a word, not a number
 	}
 	v := spelledValueFold(s[i:j])
+	if v < 1 {
+		return Figure{}, j, false // most words
+	}
 	// "two and one-half times", "one and a half years": a half more.
 	half := ""
 	for _, h := range [...]string{" and one-half", " and one half", " and a half"} {
