@@ -2,8 +2,8 @@ package verify
 
 import (
 	"fmt"
-	"strconv"
 	"math/big"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
