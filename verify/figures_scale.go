@@ -39,7 +39,7 @@ func appendEvidenceFiguresOf(out, figs []Figure, span, before string, claim []Fi
 // appendScales is the rest of appendEvidenceFigures, once the span's
 // figures are out[start:].
 func appendScales(out []Figure, start int, span, before string, claim []Figure) []Figure {
-	if !holdsAmount(claim) || !holdsBare(out[start:]) && !holdsAmount(out[start:]) {
+	if !holdsAmount(claim) || !holdsBare(out[start:]) && !(holdsAmount(out[start:]) && scaleWordIn(before, span)) {
 		return out
 	}
 	cur, inForce := lastScale(before)
@@ -71,12 +71,26 @@ func appendScaled(out []Figure, s string, sc unitScale, inForce bool) []Figure {
 			out = append(out, Figure{Kind: "amount:" + sc.currency, Value: scaleSigned(f.Value, sc.exp), Text: f.Text})
 		case unscaledAmount(f, sc):
 			// "$9,300,200" in a table "(dollars in thousands)" is $9.3
-			// billion: the sign says dollars, the statement how many.
-			// It is not also $9.3 million.
-			out[k].Value = scaleSigned(f.Value, sc.exp)
+			// billion: the sign says dollars, the statement how many. The
+			// cell as written stays too (a claim may copy it), but it has
+			// a scaled twin now, and roundedIn reads the twin.
+			out = append(out, Figure{Kind: f.Kind, Value: scaleSigned(f.Value, sc.exp), Text: f.Text})
 		}
 	}
 	return out
+}
+
+// scaleWordIn reports whether either text holds a scale word written out
+// ("(dollars in thousands)", "in millions of euros"): only then can an
+// amount with a currency sign of its own be scaled, and the statement scan
+// is not run for the amounts of every other span.
+func scaleWordIn(before, span string) bool {
+	for _, w := range [...]string{"housand", "illion"} {
+		if strings.Contains(span, w) || strings.Contains(before, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // unscaledAmount reports whether f is an amount in the statement's

@@ -296,6 +296,8 @@ func TestCheckFigures(t *testing.T) {
 		{name: "a table's dollars in thousands, read unscaled", claim: "Total loans rose to $9.3 million.",
 			before: "(dollars in thousands)\n| | 2024 | 2023 |\n|---|---|---|\n", span: "| Total loans held for investment | $9,300,200 | $8,991,000 |",
 			missing: []string{"amount:USD=9300000"}, contradicted: true},
+		{name: "a table's cell copied", claim: "Total loans held for investment were $9,300,200.",
+			before: "(dollars in thousands)\n| | 2024 | 2023 |\n|---|---|---|\n", span: "| Total loans held for investment | $9,300,200 | $8,991,000 |"},
 		{name: "a rounded amount", claim: "Adjusted net income was $116.1 million in 2024.", span: "Adjusted net income was $116,109,000 in 2024."},
 		{name: "a rounding too coarse", claim: "Revenue was EUR 13 million.", span: "Revenue was EUR 12,500,000.",
 			missing: []string{"amount:EUR=13000000"}, contradicted: true},

@@ -245,6 +245,21 @@ func scaleWordOf(text string) int {
 	return scales[strings.ToLower(text[i+1:])]
 }
 
+// hasScaledTwin reports whether the evidence holds e scaled by a
+// thousand, a million or a billion: e is a cell written under a unit scale
+// statement, whose amount is the twin's (appendScaled).
+func hasScaledTwin(e Figure, evidence []Figure) bool {
+	for _, exp := range [...]int{3, 6, 9} {
+		v := scaleSigned(e.Value, exp)
+		for _, g := range evidence {
+			if g.Kind == e.Kind && g.Value == v && g.Text == e.Text {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // roundingShare is how far a rounded amount may be from the evidence's.
 const roundingShare = 0.01
 
@@ -272,8 +287,8 @@ func roundedIn(f Figure, evidence []Figure) bool {
 		return false
 	}
 	for _, e := range evidence {
-		if e.Kind != f.Kind {
-			continue
+		if e.Kind != f.Kind || hasScaledTwin(e, evidence) {
+			continue // a cell under a scale statement is read as its twin
 		}
 		// Rounded as the claim's digits say, and within roundingShare of
 		// it: "EUR 13 million" is no rounding of a stated 12.5 million.
