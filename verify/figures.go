@@ -88,7 +88,8 @@ var functionWords = map[string]bool{"and": true, "or": true, "to": true, "of": t
 	"was": true, "were": true, "per": true, "than": true, "as": true, "if": true, "but": true, "nor": true,
 	"be": true, "will": true, "shall": true, "must": true, "may": true, "when": true, "where": true, "which": true,
 	"can": true, "could": true, "should": true, "would": true, "might": true, "has": true, "have": true, "had": true,
-	"do": true, "does": true, "did": true}
+	"do": true, "does": true, "did": true, "through": true, "thru": true, "after": true, "before": true, "until": true,
+	"during": true, "versus": true, "vs": true}
 
 var scales = map[string]int{"thousand": 3, "k": 3, "million": 6, "m": 6, "mn": 6, "billion": 9, "bn": 9, "b": 9}
 
@@ -104,6 +105,7 @@ func appendFigures(out []Figure, s string) []Figure {
 	out = scanFigures(out, s)
 	if len(out)-n0 >= 2 {
 		rangeScales(out[n0:], s)
+		out = append(out[:n0], appendCompoundDurations(out[n0:], s)...)
 	}
 	return out
 }
@@ -602,7 +604,11 @@ func measure(s, val string, j int, cur string, from int) (Figure, int) {
 	if k == j && k < len(s) && s[k] == '-' {
 		// "a 7-day run-in", "a 3-week titration phase", "a 12-inch pipe":
 		// a unit joined by a hyphen, when nothing more is joined to it.
-		if u, uw := wordAt(s, k+1); u != "" && !(uw < len(s) && (s[uw] == '-' || isWordByte(s[uw]))) {
+		u, uw := wordAt(s, k+1)
+		if unitModifiers[strings.ToLower(u)] && uw < len(s) && s[uw] == '-' {
+			u, uw = wordAt(s, uw+1) // "a 12-consecutive-month period"
+		}
+		if u != "" && !(uw < len(s) && (s[uw] == '-' || isWordByte(s[uw]))) {
 			lu := strings.ToLower(u)
 			if d := durationUnits[lu]; d != "" && d == lu {
 				return Figure{Kind: "duration:" + d, Value: val, Text: strings.TrimSpace(s[from:uw])}, uw

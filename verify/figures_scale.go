@@ -26,14 +26,54 @@ type unitScale struct {
 // stays too, so a claim quoting the plain number still finds it.
 func appendEvidenceFigures(out []Figure, span, before string, claim []Figure) []Figure {
 	start := len(out)
-	return appendScales(appendFigures(out, span), start, span, before, claim)
+	return appendPercentCells(appendScales(appendFigures(out, span), start, span, before, claim), start, span, before, claim)
 }
 
 // appendEvidenceFiguresOf is appendEvidenceFigures of a span whose
 // figures (appendFigures of span) are known: figs.
 func appendEvidenceFiguresOf(out, figs []Figure, span, before string, claim []Figure) []Figure {
 	start := len(out)
-	return appendScales(append(out, figs...), start, span, before, claim)
+	return appendPercentCells(appendScales(append(out, figs...), start, span, before, claim), start, span, before, claim)
+}
+
+// appendPercentCells adds, for a claim that states a percentage, the
+// percentage each bare number of a table row states when the table's
+// header marks its columns as percentages ("| Reaction | Dose 1 (%) |
+// Placebo (%) |" over "| Chills | 9.3 | 44.8 | 5.7 |": 9.3 is 9.3%).
+func appendPercentCells(out []Figure, start int, span, before string, claim []Figure) []Figure {
+	if !holdsKind(claim, "percent") || !strings.Contains(span, "|") || !percentHeader(before, span) {
+		return out
+	}
+	for k, n := start, len(out); k < n; k++ {
+		if f := out[k]; bare(f) && strings.Contains(span, "| "+f.Text) {
+			out = append(out, Figure{Kind: "percent", Value: f.Value, Text: f.Text})
+		}
+	}
+	return out
+}
+
+func holdsKind(figs []Figure, kind string) bool {
+	for _, f := range figs {
+		if f.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// percentHeader reports whether a table header row before or in the span
+// (a row followed by its separator line) holds "%".
+func percentHeader(before, span string) bool {
+	for _, text := range [2]string{before, span} {
+		for rest := text; rest != ""; {
+			line, next, _ := strings.Cut(rest, "\n")
+			rest = next
+			if strings.HasPrefix(strings.TrimSpace(line), "|") && strings.Contains(line, "%") && headerRow(next) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // appendScales is the rest of appendEvidenceFigures, once the span's

@@ -299,3 +299,42 @@ func roundedIn(f Figure, evidence []Figure) bool {
 	}
 	return false
 }
+
+// appendCompoundDurations adds the sum of two clock durations written one
+// after the other ("2 hours and 30 minutes" is 2.5 hours, "1 hour 15
+// minutes" 1.25): a claim's "two and a half hours" is found in it. The
+// parts stay figures of their own.
+func appendCompoundDurations(figs []Figure, s string) []Figure {
+	pos, prevStart, prevEnd, n := 0, -1, -1, len(figs)
+	for i := 0; i < n; i++ {
+		at := strings.Index(s[pos:], figs[i].Text)
+		if at < 0 {
+			return figs
+		}
+		start := pos + at
+		pos = start + len(figs[i].Text)
+		if i > 0 && prevEnd >= 0 {
+			switch strings.TrimSpace(s[prevEnd:start]) {
+			case "and", ",", "":
+				if sum, ok := durationSum(figs[i-1], figs[i]); ok {
+					sum.Text = s[prevStart:pos]
+					figs = append(figs, sum)
+				}
+			}
+		}
+		prevStart, prevEnd = start, pos
+	}
+	return figs
+}
+
+// durationSum is a + b in a's unit, when both are clock durations and b's
+// unit is the smaller.
+func durationSum(a, b Figure) (Figure, bool) {
+	da, va, ok1 := sizeOf(a)
+	db, vb, ok2 := sizeOf(b)
+	if !ok1 || !ok2 || da != "clock" || db != "clock" || !strings.HasPrefix(a.Kind, "duration:") || vb >= va {
+		return Figure{}, false
+	}
+	per := durationSize[strings.TrimPrefix(a.Kind, "duration:")].per
+	return Figure{Kind: a.Kind, Value: strconv.FormatFloat((va+vb)/per, 'f', -1, 64), Text: a.Text + " " + b.Text}, true
+}

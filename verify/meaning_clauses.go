@@ -1078,6 +1078,9 @@ func (t *mtext) boundAt(fs, fe int, kind uint8) (uint8, string, bool) {
 		if at := t.toks[mt.from].start; at > 0 && t.s[at-1] == '/' {
 			continue // "95 mL/min": a unit per minute, no minimum
 		}
+		if kind == kTiming && t.inBound(mt) {
+			continue // "no earlier than 21 days after": a floor; the timing is "after"
+		}
 		// "Greater than 50 to 95": the bound is the nearer number's.
 		before := mt.to <= first && first-mt.to <= 3 && !t.breakBetween(mt.to, first) && !t.numberBetween(mt.to, first)
 		after := mt.from > last && mt.from-last <= 2 && !t.breakBetween(last+1, mt.from+1)
@@ -1117,6 +1120,17 @@ func (t *mtext) rangeEnd(fs, fe int) int {
 		}
 	}
 	return -1
+}
+
+// inBound reports whether a phrase lies inside a bound phrase ("earlier
+// than" in "no earlier than").
+func (t *mtext) inBound(p pmatch) bool {
+	for _, b := range t.matches {
+		if b.kind == kBound && b.from <= p.from && p.to <= b.to && b.to-b.from > p.to-p.from {
+			return true
+		}
+	}
+	return false
 }
 
 // numberBetween reports whether a token in [from, to) is a number.

@@ -35,6 +35,7 @@ func (m *meaningScanner) names(evs []meaningEvidence, res *meaningResult) {
 					continue
 				}
 				if !heldBy(evs, w) && !m.cutWord(j, evs) && !(acronym(w) && len(w) <= 8 && spelledOut(evs, w)) &&
+					!(dotted(m.claim.s, tok.end) && acronym(strings.ReplaceAll(w, ".", "")) && spelledOut(evs, strings.ReplaceAll(w, ".", ""))) &&
 					!(pluralAcronym(w) && spelledOut(evs, w[:len(w)-1])) && !m.inHead(evs, w) &&
 					!heldAnotherWay(evs, w) {
 					m.add(res, "name", reasonName+":"+w, w, "")
@@ -399,6 +400,11 @@ func heldAnotherWay(evs []meaningEvidence, w string) bool {
 	}
 	return false
 }
+
+// dotted reports whether the claim's word ending at byte end is a dotted
+// abbreviation ("U.S." reads as the word "U.S"): its letters are an
+// acronym spelled out as any other ("United States").
+func dotted(s string, end int) bool { return end < len(s) && s[end] == '.' }
 
 // pluralAcronym reports whether w is an acronym's plural ("IRAs", for
 // "individual retirement accounts").

@@ -234,6 +234,18 @@ func TestOutsideHeldout13(t *testing.T) {
 	runOutsideIn(t, ".", "heldout13.jsonl", maxFalseBlocksHeldout13)
 }
 
+// maxFalseBlocksHeldout14 is the same bound for heldout14.jsonl, a
+// fourteenth held-out set, on legal, insurance, clinical and finance
+// documents its tester wrote (docs14/): 10 at its first run, 1 since the
+// fixes it showed (README.md).
+const maxFalseBlocksHeldout14 = 1
+
+// TestOutsideHeldout14 is TestOutside on heldout14.jsonl, whose documents
+// are the project's own (docs14/), bounded by maxFalseBlocksHeldout14.
+func TestOutsideHeldout14(t *testing.T) {
+	runOutsideIn(t, ".", "heldout14.jsonl", maxFalseBlocksHeldout14)
+}
+
 // runOutside verifies the cases of file and fails when more correct claims
 // are blocked than max (a negative max bounds nothing).
 func runOutside(t *testing.T, file string, max int) {
