@@ -688,6 +688,9 @@ func measure(s, val string, j int, cur string, from int) (Figure, int) {
 		case unitOK(word, k == j) && !denominator(s, from):
 			u, _ := unitAfter(word, k == j)
 			f.Kind, end = "measure:"+u.name, w
+			if per, e := perUnit(s, w); per != "" {
+				f.Kind, end = "measure:"+u.name+"/"+per, e // "6 mg/kg" is no 6 mg
+			}
 		case dayQualifiers[lw] != "" || lw == "calendar":
 			unit := "day"
 			if dayQualifiers[lw] != "" {

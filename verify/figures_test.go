@@ -32,7 +32,7 @@ func TestFigures(t *testing.T) {
 		{"pages 10-12, 10–12 and 2023-2024", []string{"number=10", "number=12", "number=10", "number=12", "year=2023", "year=2024"}},
 		{"EUR -2.5 million, -$3, $-4 and −€5", []string{"amount:EUR=-2500000", "amount:USD=-3", "amount:USD=-4", "amount:EUR=-5"}},
 		{"v3.5, x86_64, FY2024 and Q3", nil}, // digits inside a word are no figure, nor is what follows their point
-		{"merge 846f34d351, 12kg and 50m2", []string{"count:kg=12", "count:m=50"}},
+		{"merge 846f34d351, 12kg and 50m2", []string{"measure:kg=12", "count:m=50"}},
 		{"a change of -0 and - 3", []string{"number=0", "number=3"}},
 		{"250 million euros, 5 US dollars and 3 francs", []string{"amount:EUR=250000000", "amount:USD=5", "amount:CHF=3"}},
 		// Basis points are hundredths of a percentage point (and, marked
@@ -342,6 +342,12 @@ func TestCheckFigures(t *testing.T) {
 			before: "| Reaction | Dose 1 | Dose 2 |\n|---|---|---|\n", span: "| Chills | 9.3 | 44.8 |", missing: []string{"percent=9.3"}},
 		{name: "a unit with its modifier joined by hyphens", claim: "at least 1,000 Hours of Service in a 12-month period",
 			span: "a 12-consecutive-month period in which you complete at least 1,000 Hours of Service"},
+		{name: "a dose in its unit", claim: "The recommended dose is 60 milligrams once daily.", span: "the recommended dosage is 60 mg taken orally once daily"},
+		{name: "a dose per kilogram for a dose", claim: "The recommended dose is 60 mg/kg once daily.", span: "the recommended dosage is 60 mg taken orally once daily",
+			missing: []string{"measure:mg/kg=60"}},
+		{name: "a dose converted", claim: "Each tablet holds 1 gram.", span: "Each tablet contains 1,000 mg of the active substance."},
+		{name: "micrograms for milligrams", claim: "A 0.5 mL dose contains 50 milligrams of mRNA.", span: "Each 0.5 mL dose contains 50 micrograms of mRNA.",
+			missing: []string{"measure:mg=50"}},
 		{name: "bits for bytes", claim: "Keys must be at least 1024 bytes long.", span: "Keys must be at least 1024 bits long.",
 			missing: []string{"measure:byte=1024"}},
 		{name: "a bare number in a measure", claim: "The column gap is 18, as set.", span: "a \\columnsep of 18.0pt"},

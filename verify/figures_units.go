@@ -69,7 +69,47 @@ func unitTables() (measureWords, caseUnits map[string]unitOfMeasure) {
 	add(caseUnits, b("MiB", 1<<20), "MB", "MiB")
 	add(caseUnits, b("GiB", 1<<30), "GB", "GiB")
 	add(caseUnits, b("TiB", 1<<40), "TB", "TiB")
+	// Mass and volume, as doses and labels write them.
+	g := func(name string, per float64) unitOfMeasure { return unitOfMeasure{name: name, dim: "mass", per: per} }
+	add(measureWords, g("mg", 1), "mg", "milligram", "milligrams")
+	add(measureWords, g("g", 1000), "gram", "grams")
+	add(measureWords, g("kg", 1e6), "kg", "kilogram", "kilograms")
+	add(measureWords, g("mcg", 1e-3), "mcg", "microgram", "micrograms")
+	add(measureWords, g("lb", 453592.37), "lb", "lbs", "pound", "pounds")
+	v := func(name string, per float64) unitOfMeasure {
+		return unitOfMeasure{name: name, dim: "volume", per: per}
+	}
+	add(caseUnits, v("mL", 1), "mL", "ml")
+	add(measureWords, v("mL", 1), "milliliter", "milliliters", "millilitre", "millilitres")
+	add(measureWords, v("L", 1000), "liter", "liters", "litre", "litres")
+	// Power and energy.
+	w := func(name string, per float64, dim string) unitOfMeasure {
+		return unitOfMeasure{name: name, dim: dim, per: per}
+	}
+	add(caseUnits, w("kW", 1e3, "power"), "kW")
+	add(caseUnits, w("MW", 1e6, "power"), "MW")
+	add(caseUnits, w("GW", 1e9, "power"), "GW")
+	add(caseUnits, w("kWh", 1e3, "energy"), "kWh")
+	add(caseUnits, w("MWh", 1e6, "energy"), "MWh")
+	add(caseUnits, w("GWh", 1e9, "energy"), "GWh")
 	return measureWords, caseUnits
+}
+
+// perUnit returns the unit a rate divides by when s holds "/unit" at i
+// ("mg/kg", "mg/m2", "mL/min"): the measure is then a rate, a unit of its
+// own, which no amount of the plain unit holds.
+func perUnit(s string, i int) (string, int) {
+	if i >= len(s) || s[i] != '/' {
+		return "", i
+	}
+	j := i + 1
+	for j < len(s) && (isWordByte(s[j]) && s[j] != '_') {
+		j++
+	}
+	if j == i+1 || j-i > 8 {
+		return "", i
+	}
+	return s[i+1 : j], j
 }
 
 // unitAfter returns the unit of measure of word, written right after a
