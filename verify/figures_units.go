@@ -74,7 +74,7 @@ func unitTables() (measureWords, caseUnits map[string]unitOfMeasure) {
 	add(measureWords, g("mg", 1), "mg", "milligram", "milligrams")
 	add(measureWords, g("g", 1000), "gram", "grams")
 	add(measureWords, g("kg", 1e6), "kg", "kilogram", "kilograms")
-	add(measureWords, g("mcg", 1e-3), "mcg", "microgram", "micrograms")
+	add(measureWords, g("mcg", 1e-3), "mcg", "µg", "μg", "microgram", "micrograms")
 	add(measureWords, g("lb", 453592.37), "lb", "lbs", "pound", "pounds")
 	v := func(name string, per float64) unitOfMeasure {
 		return unitOfMeasure{name: name, dim: "volume", per: per}
