@@ -658,7 +658,7 @@ func measure(s, val string, j int, cur string, from int) (Figure, int) {
 		f.Kind, end = "multiple", w // "3.25 times EBITDA"
 	case lw == "to" && cur == "":
 		// "3.25 to 1.00" is a multiple only against one: "from 2 to 5" is a range.
-		if den, e, ok := decimal(s, skipSpaces(s, w)); ok && den == "1" {
+		if den, e, ok := decimal(s, skipSpaces(s, w)); ok && den == "1" && val != "0" { // "0 to 1" is a range
 			f.Kind, end = "multiple", e
 		}
 	}
@@ -690,6 +690,8 @@ func measure(s, val string, j int, cur string, from int) (Figure, int) {
 			f.Kind, end = "measure:"+u.name, w
 			if per, e := perUnit(s, w); per != "" {
 				f.Kind, end = "measure:"+u.name+"/"+per, e // "6 mg/kg" is no 6 mg
+			} else if per, e := perWord(s, w); per != "" {
+				f.Kind, end = "measure:"+u.name+"/"+per, e // "10 mg per day" is 10 mg/day
 			}
 		case dayQualifiers[lw] != "" || lw == "calendar":
 			unit := "day"

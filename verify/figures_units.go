@@ -95,6 +95,21 @@ func unitTables() (measureWords, caseUnits map[string]unitOfMeasure) {
 	return measureWords, caseUnits
 }
 
+// perWord reads " per day" (or week, month, year, hour, minute, dose, kg)
+// after a unit: a rate written in words, as "mg/day" writes it.
+func perWord(s string, i int) (string, int) {
+	k := skipSpaces(s, i)
+	if k == i || !strings.HasPrefix(s[k:], "per ") {
+		return "", i
+	}
+	w, e := wordAt(s, k+len("per "))
+	switch lw := strings.ToLower(w); lw {
+	case "day", "week", "month", "year", "hour", "minute", "dose", "kg", "kilogram":
+		return lw, e
+	}
+	return "", i // "600 km per trip": a limit per trip, read as km
+}
+
 // perUnit returns the unit a rate divides by when s holds "/unit" at i
 // ("mg/kg", "mg/m2", "mL/min"): the measure is then a rate, a unit of its
 // own, which no amount of the plain unit holds.
@@ -377,4 +392,26 @@ func durationSum(a, b Figure) (Figure, bool) {
 	}
 	per := durationSize[strings.TrimPrefix(a.Kind, "duration:")].per
 	return Figure{Kind: a.Kind, Value: strconv.FormatFloat((va+vb)/per, 'f', -1, 64), Text: a.Text + " " + b.Text}, true
+}
+
+// perTimeHeld reports whether a claim's rate per unit of time ("10 mg per
+// day") is found as its amount in the evidence ("10 mg once daily"): the
+// evidence may state the period in words of its own. A rate per anything
+// else ("6 mg/kg") is a unit of its own.
+func perTimeHeld(f Figure, evidence []Figure) bool {
+	unit, per, ok := strings.Cut(strings.TrimPrefix(f.Kind, "measure:"), "/")
+	if !ok || !isMeasure(f.Kind) {
+		return false
+	}
+	switch per {
+	case "day", "week", "month", "year", "hour", "minute", "min", "h", "d":
+	default:
+		return false
+	}
+	for _, e := range evidence {
+		if e.Kind == "measure:"+unit && e.Value == f.Value {
+			return true
+		}
+	}
+	return false
 }

@@ -60,7 +60,7 @@ func (m *meaningScanner) deniedOnly(res *meaningResult, negText *mtext, negClaus
 	// ignored when within is not present": the same absence. "serializes
 	// rather than fails" against "serialize rather than fail on
 	// contention": the same denial.
-	if absenceSaid(negText, k, other) || sameDenial(negText, k, other) {
+	if absenceSaid(negText, k, other) || sameDenial(negText, k, other) || noSaysNot(negText, negClause, k, other, otherClause) {
 		return true
 	}
 	// "{1-5} instead of {1,2,3,4,5}" against "{1-5} can replace
@@ -125,6 +125,11 @@ func (m *meaningScanner) swappedDenial(res *meaningResult, c *mclause, kc int, e
 	if dc < 0 || de < 0 || m.claim.toks[dc].neg || et.toks[de].neg || m.claim.toks[dc].hash == et.toks[de].hash {
 		return
 	}
+	// "no fractional votes are allowed" says "fractional votes are not
+	// allowed": a "no" before the subject denies the predicate too.
+	if clauseDenial(et, e, ke, m.claim.toks[dc].hash) || clauseDenial(&m.claim, c, kc, et.toks[de].hash) {
+		return
+	}
 	cw, ew, ok1 := m.deniedPlainly(&m.claim, c, kc, et, e)
 	if !ok1 {
 		return
@@ -132,6 +137,41 @@ func (m *meaningScanner) swappedDenial(res *meaningResult, c *mclause, kc int, e
 	if _, _, ok2 := m.deniedPlainly(et, e, ke, &m.claim, c); ok2 {
 		m.polarityFinding(res, &m.claim, c, et, e, dc == m.claim.head(kc, c) && !conditionalDenial(&m.claim, kc, c, et, e), true, cw, ew)
 	}
+}
+
+// noSaysNot reports whether negator k is a "no" before the subject whose
+// clause goes on to a word the other side denies with its own negator
+// ("no fractional votes are allowed" / "fractional votes are not
+// allowed"): the same denial.
+func noSaysNot(t *mtext, c *mclause, k int, other *mtext, oc *mclause) bool {
+	if t.toks[k].w != "no" {
+		return false
+	}
+	for j := oc.from; j+1 < oc.to; j++ {
+		if other.toks[j].w == "not" || other.toks[j].w == "never" {
+			for n := j + 1; n < oc.to && n <= j+2; n++ {
+				if other.toks[n].content && clauseDenial(t, c, k, other.toks[n].hash) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// clauseDenial reports whether negator k of clause c is a "no" whose
+// clause goes on to the word h ("no fractional votes are allowed"), which
+// it then denies as well.
+func clauseDenial(t *mtext, c *mclause, k int, h uint32) bool {
+	if t.toks[k].w != "no" {
+		return false
+	}
+	for j := k + 1; j < c.to; j++ {
+		if t.toks[j].hash == h {
+			return true
+		}
+	}
+	return false
 }
 
 // deniedPlainly reports whether negator k of clause negClause denies a

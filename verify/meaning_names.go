@@ -416,6 +416,9 @@ func pluralAcronym(w string) bool {
 // from "America", "European" from "Europe", "Canadian" from "Canada",
 // "Japanese" from "Japan", "Chinese" from "China".
 func placesOf(w string) []string {
+	if p := lex.demonyms[w]; p != nil {
+		return p // "Dutch": "Netherlands" (meaning-words.json)
+	}
 	n := len(w)
 	if n < 5 || !isUpper(rune(w[0])) {
 		return nil

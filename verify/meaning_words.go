@@ -43,6 +43,7 @@ type meaningWords struct {
 	Quantities         []string              `json:"restriction_quantities"`
 	Preventions        []string              `json:"preventions"`
 	Options            []string              `json:"options"`
+	Demonyms           map[string][]string   `json:"demonyms"`
 }
 
 // Phrase kinds; a phrase's value says which bound, period, trend or modal.
@@ -121,6 +122,9 @@ type lexicon struct {
 	quantities map[string]bool
 	// preventions deny in other words ("prevent … from being read").
 	preventions map[string]bool
+	// demonyms are the adjectives of places not made from their names
+	// ("Dutch" for "the Netherlands"), by the adjective.
+	demonyms map[string][]string
 	// options say a modal is a choice ("may, at its option"), which an
 	// obligation is not: the phrases by their first word.
 	options map[string][][]string
@@ -270,6 +274,7 @@ func parseLexicon(b []byte) (*lexicon, error) {
 	for w, base := range l.irregular {
 		word(w).irregular = base
 	}
+	l.demonyms = w.Demonyms
 	l.options = map[string][][]string{}
 	for _, o := range w.Options {
 		ws := strings.Fields(o)

@@ -556,7 +556,7 @@ func checkFigures(claim, evidence []Figure) (missing []Figure, contradicted bool
 	inEvidence, inClaim := figureSet(evidence), figureSet(claim)
 	for i, f := range claim {
 		// An earlier equal figure of the claim has been judged already.
-		if inEvidence(f) || earlierFigure(claim, i) || countedAs(f, evidence) || yearAsNumber(f, evidence) || convertedIn(f, evidence) || roundedIn(f, evidence) ||
+		if inEvidence(f) || earlierFigure(claim, i) || countedAs(f, evidence) || yearAsNumber(f, evidence) || convertedIn(f, evidence) || roundedIn(f, evidence) || perTimeHeld(f, evidence) ||
 			f.Spelled && !spelledJudged(f, evidence) {
 			continue
 		}

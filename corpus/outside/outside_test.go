@@ -52,9 +52,9 @@ const maxFalseBlocksHeldout2 = 1
 const maxFalseBlocksHeldout3 = 1
 
 // maxFalseBlocksHeldout4 is the same bound for heldout4.jsonl, a fourth
-// held-out set written by another outside tester; to be set from its first
-// run (README.md).
-const maxFalseBlocksHeldout4 = 4
+// held-out set written by another outside tester: 26 at its first run, 2
+// since "0 to 1" reads as a range (README.md).
+const maxFalseBlocksHeldout4 = 2
 
 // maxFalseBlocksHeldout5 is the same bound for heldout5.jsonl, a fifth
 // held-out set written by another outside tester: 4 at its first run, 0
@@ -244,6 +244,18 @@ const maxFalseBlocksHeldout14 = 1
 // are the project's own (docs14/), bounded by maxFalseBlocksHeldout14.
 func TestOutsideHeldout14(t *testing.T) {
 	runOutsideIn(t, ".", "heldout14.jsonl", maxFalseBlocksHeldout14)
+}
+
+// maxFalseBlocksHeldout15 is the same bound for heldout15.jsonl, a
+// fifteenth held-out set, on legal, insurance, clinical and finance
+// documents its tester wrote (docs15/): 6 at its first run, 0 since the
+// fixes it showed (README.md).
+const maxFalseBlocksHeldout15 = 0
+
+// TestOutsideHeldout15 is TestOutside on heldout15.jsonl, whose documents
+// are the project's own (docs15/), bounded by maxFalseBlocksHeldout15.
+func TestOutsideHeldout15(t *testing.T) {
+	runOutsideIn(t, ".", "heldout15.jsonl", maxFalseBlocksHeldout15)
 }
 
 // runOutside verifies the cases of file and fails when more correct claims
