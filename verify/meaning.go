@@ -75,8 +75,9 @@ type meaningScanner struct {
 	claimB, evB []binding
 	// head returns the opening of a version's text (set by the checker,
 	// which holds the read transaction), or "".
-	head  func(version string) string
-	units []ownedUnit // attribution's, reused
+	head     func(version string) string
+	units    []ownedUnit // attribution's, reused
+	unitFigs []Figure    // the figures of one unit, reused
 	// excepted is set while polarity reads a claim clause that it or its
 	// evidence states in a sentence part with an exception: no finding
 	// there contradicts.
@@ -94,6 +95,11 @@ func (m *meaningScanner) release() {
 		m.own[i].s = ""
 	}
 	clear(m.scans)
+	// The units and their figures point into the chunks read: a pooled
+	// scanner keeps no text of one request for the next.
+	clear(m.units[:cap(m.units)])
+	clear(m.unitFigs[:cap(m.unitFigs)])
+	m.units, m.unitFigs = m.units[:0], m.unitFigs[:0]
 	m.quote[0].s, m.quote[1].s = "", ""
 	scanners.Put(m)
 }

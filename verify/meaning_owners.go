@@ -67,7 +67,7 @@ func (m *meaningScanner) attribution(claim string, evs []meaningEvidence, res *m
 			other, found, own := "", false, false
 			for u := range units {
 				text := evs[i].chunk[units[u].from:units[u].to]
-				if !holdsFigure(text, f) {
+				if !m.holdsFigure(text, f) {
 					continue
 				}
 				found = true
@@ -77,7 +77,7 @@ func (m *meaningScanner) attribution(claim string, evs []meaningEvidence, res *m
 				}
 				other = units[u].owner
 			}
-			if found && !own && other != "" && !holdsFigure(unitsOutside(evs[i].chunk, units), f) {
+			if found && !own && other != "" && !m.holdsFigure(unitsOutside(evs[i].chunk, units), f) {
 				m.add(res, "attribution", reasonAttribution, f.Text, other)
 				fd := &res.findings[len(res.findings)-1]
 				fd.Message = reasonAttribution + ": claim " + quoteWords(f.Text) + " of " + quoteWords(owner) + " / evidence " + quoteWords(f.Text) + " under " + quoteWords(other)
@@ -163,11 +163,12 @@ func headerRow(next string) bool {
 // rowOwner is a table row's first cell when it names something: a
 // capitalised word, no digits ("| Flow Systems | 512 |"; not "|---|").
 func rowOwner(line string) string {
-	cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|")
-	if len(cells) < 2 {
-		return ""
+	row := strings.Trim(strings.TrimSpace(line), "|")
+	i := strings.IndexByte(row, '|')
+	if i < 0 {
+		return "" // one cell: no row of a table
 	}
-	c := strings.TrimSpace(cells[0])
+	c := strings.TrimSpace(row[:i])
 	if c == "" || strings.ContainsAny(c, "0123456789-:") || strings.EqualFold(c, "total") {
 		return ""
 	}
@@ -186,15 +187,21 @@ func leadIn(p string) string {
 	if i <= 0 || i > 60 {
 		return ""
 	}
-	words := strings.Fields(p[:i])
-	if len(words) == 0 || len(words) > 5 {
-		return ""
-	}
-	for k, w := range words {
+	n := 0
+	for rest := p[:i]; rest != ""; n++ {
+		rest = strings.TrimLeft(rest, " \t")
+		if rest == "" {
+			break
+		}
+		w, next, _ := strings.Cut(rest, " ")
+		rest = next
 		r, _ := utf8.DecodeRuneInString(w)
-		if !unicode.IsUpper(r) && !(k > 0 && (w == "and" || w == "of" || w == "&")) || strings.ContainsAny(w, "0123456789") {
+		if n >= 5 || !unicode.IsUpper(r) && !(n > 0 && (w == "and" || w == "of" || w == "&")) || strings.ContainsAny(w, "0123456789") {
 			return ""
 		}
+	}
+	if n == 0 {
+		return ""
 	}
 	return p[:i]
 }
@@ -205,8 +212,12 @@ func containsOwner(claim, owner string) bool { return containsWordFold(claim, ow
 
 // holdsFigure reports whether text states figure f: the same kind and
 // value.
-func holdsFigure(text string, f Figure) bool {
-	for _, g := range appendFigures(nil, text) {
+func (m *meaningScanner) holdsFigure(text string, f Figure) bool {
+	if !strings.Contains(text, f.Text) && !strings.ContainsAny(text, "0123456789") {
+		return false
+	}
+	m.unitFigs = appendFigures(m.unitFigs[:0], text) // reused: a claim reads many units
+	for _, g := range m.unitFigs {
 		if g.Value == f.Value && sameKind(g, f) {
 			return true
 		}
