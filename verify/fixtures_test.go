@@ -214,6 +214,10 @@ func TestFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkReport(t, &fx, rep)
+			if os.Getenv("FIXTURE_DUMP") == fx.Name {
+				b, _ := json.MarshalIndent(rep, "", " ")
+				t.Log(string(b))
+			}
 			checkGrounding(t, &fx, &req, rep, db, versions)
 			// Deterministic: the same request gives the same report.
 			again, _ := verify.Check(context.Background(), db, &req, pol)

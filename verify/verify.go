@@ -455,7 +455,11 @@ func (c *checker) evidence(e *Evidence, claim string) (EvidenceReport, accepted,
 	// Nor may it change what the span says: an elision (…) or OCR noise
 	// never stands in for a dropped "not", bound or exception.
 	if (m.Level == match.LevelFuzzy || m.Elided) && c.pol.meaningChecks() {
-		if qw, sw := c.quoteMeaningDiffers(e.Quote, span, m.Level == match.LevelFuzzy); qw != "" || sw != "" {
+		var gaps [][2]int
+		if m.Elided {
+			gaps = match.ElidedGaps(span, e.Quote, match.Options{Hint: match.NoHint})
+		}
+		if qw, sw := c.quoteMeaningDiffers(e.Quote, span, m.Level == match.LevelFuzzy, gaps); qw != "" || sw != "" {
 			er.Status = EvidenceInsufficient
 			er.Reasons = append(er.Reasons, "quote_meaning_differs")
 			er.Findings = append(er.Findings, Finding{Check: "quote", Reason: "quote_meaning_differs", Claim: qw, Evidence: sw,

@@ -510,3 +510,48 @@ func line(b *strings.Builder, o outcome) {
 	}
 	b.WriteString("\n")
 }
+
+// maxFalseBlocksHeldout16 is the same bound for heldout16.jsonl, a
+// sixteenth held-out set, on banking, reinsurance, clinical, zoning and
+// guaranty documents its tester wrote (docs16/).
+const maxFalseBlocksHeldout16 = 19
+
+// TestOutsideHeldout16 is TestOutside on heldout16.jsonl, whose documents
+// are the project's own (docs16/), bounded by maxFalseBlocksHeldout16.
+func TestOutsideHeldout16(t *testing.T) {
+	runOutsideIn(t, ".", "heldout16.jsonl", maxFalseBlocksHeldout16)
+}
+
+// maxFalseBlocksHeldout17 is the same bound for heldout17.jsonl, a
+// seventeenth held-out set, on medical device, employment, SaaS, appellate
+// and D&O insurance documents its tester wrote (docs17/).
+const maxFalseBlocksHeldout17 = 16
+
+// TestOutsideHeldout17 is TestOutside on heldout17.jsonl, whose documents
+// are the project's own (docs17/), bounded by maxFalseBlocksHeldout17.
+func TestOutsideHeldout17(t *testing.T) {
+	runOutsideIn(t, ".", "heldout17.jsonl", maxFalseBlocksHeldout17)
+}
+
+// maxFalseBlocksHeldout18 is the same bound for heldout18.jsonl, an
+// eighteenth held-out set, on derivatives collateral, sepsis, general
+// liability, home purchase and earnings documents its tester wrote
+// (docs18/).
+const maxFalseBlocksHeldout18 = 31
+
+// TestOutsideHeldout18 is TestOutside on heldout18.jsonl, whose documents
+// are the project's own (docs18/), bounded by maxFalseBlocksHeldout18.
+func TestOutsideHeldout18(t *testing.T) {
+	runOutsideIn(t, ".", "heldout18.jsonl", maxFalseBlocksHeldout18)
+}
+
+// maxFalseBlocksHeldout19 is the same bound for heldout19.jsonl, a
+// nineteenth held-out set, on formulary, franchise, trial consent,
+// mortgage and cyber insurance documents its tester wrote (docs19/).
+const maxFalseBlocksHeldout19 = 18
+
+// TestOutsideHeldout19 is TestOutside on heldout19.jsonl, whose documents
+// are the project's own (docs19/), bounded by maxFalseBlocksHeldout19.
+func TestOutsideHeldout19(t *testing.T) {
+	runOutsideIn(t, ".", "heldout19.jsonl", maxFalseBlocksHeldout19)
+}

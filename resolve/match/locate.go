@@ -45,6 +45,21 @@ var levelRank = map[Level]int{LevelExact: 0, LevelWhitespace: 1, LevelNormalized
 // part's, and Elided is set. Every part must say something, two words or a
 // digit: "the … of" proves nothing, and ok is false.
 func LocateElided(text, quote string, opts Options) (m Match, bs, be int, ok bool) {
+	return locateElided(text, quote, opts, nil)
+}
+
+// ElidedGaps returns the byte ranges of text between the parts of an
+// elided quote, where LocateElided finds them: the words the quote leaves
+// out. It is nil when the quote does not match part by part.
+func ElidedGaps(text, quote string, opts Options) [][2]int {
+	var gaps [][2]int
+	if _, _, _, ok := locateElided(text, quote, opts, &gaps); !ok {
+		return nil
+	}
+	return gaps
+}
+
+func locateElided(text, quote string, opts Options, gaps *[][2]int) (m Match, bs, be int, ok bool) {
 	var parts []string
 	for _, p := range strings.Split(elision.Replace(quote), "\x00") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -71,6 +86,8 @@ func LocateElided(text, quote string, opts Options) (m Match, bs, be int, ok boo
 		}
 		if i == 0 {
 			m.Start, bs, m.Level, m.Count = cp+pm.Start, pos+pbs, pm.Level, pm.Count
+		} else if gaps != nil {
+			*gaps = append(*gaps, [2]int{be, pos + pbs})
 		}
 		if levelRank[pm.Level] > levelRank[m.Level] {
 			m.Level = pm.Level

@@ -1,6 +1,7 @@
 package match
 
 import (
+	"slices"
 	"testing"
 	"unicode/utf8"
 )
@@ -34,6 +35,23 @@ func TestLocateElided(t *testing.T) {
 	}
 }
 
+// TestElidedGaps: the gaps are the words between the parts, in order, and
+// there are none for a quote that does not match part by part.
+func TestElidedGaps(t *testing.T) {
+	text := "The Net Leverage Ratio shall not exceed 3,25 to 1,00 for any test period ending on or after 2025-03-31."
+	gaps := ElidedGaps(text, "The Net Leverage Ratio … 3,25 to 1,00 [...] on or after 2025-03-31", Options{Hint: NoHint})
+	var left []string
+	for _, g := range gaps {
+		left = append(left, text[g[0]:g[1]])
+	}
+	if want := []string{" shall not exceed ", " for any test period ending "}; !slices.Equal(left, want) {
+		t.Errorf("gaps %q, want %q", left, want)
+	}
+	if g := ElidedGaps(text, "The Net Leverage Ratio … 4,00 to 1,00", Options{Hint: NoHint}); g != nil {
+		t.Errorf("gaps of a quote that is not there: %v", g)
+	}
+}
+
 // FuzzLocateElided: an elided quote's span is a valid range of the text,
 // and its code-point offsets agree with its byte offsets.
 func FuzzLocateElided(f *testing.F) {
@@ -52,6 +70,16 @@ func FuzzLocateElided(f *testing.F) {
 		}
 		if m.Start != utf8.RuneCountInString(text[:bs]) || m.End != utf8.RuneCountInString(text[:be]) {
 			t.Fatalf("code points [%d, %d) vs bytes [%d, %d) in %q", m.Start, m.End, bs, be, text)
+		}
+		// The verifier asks for the gaps of the span it was given.
+		if m.Elided {
+			at := 0
+			for _, g := range ElidedGaps(text[bs:be], quote, Options{Hint: NoHint}) {
+				if g[0] < at || g[1] < g[0] || g[1] > be-bs {
+					t.Fatalf("gap %v after %d in a %d-byte span", g, at, be-bs)
+				}
+				at = g[1]
+			}
 		}
 	})
 }
