@@ -530,7 +530,11 @@ func textDate(s string, i int) (Figure, int, bool) {
 	}
 	k := j + 1
 	if digitsAt(s, k, 4) && (k+4 == len(s) || !isWordByte(s[k+4])) {
-		return Figure{Kind: "date", Value: s[k:k+4] + "-" + two(mon), Text: s[i : k+4]}, k + 4, true
+		v := s[k:k+4] + "-" + two(mon)
+		if firstDayOf(s[:i]) {
+			v += "-01" // "the first day of July 2039" is July 1, 2039
+		}
+		return Figure{Kind: "date", Value: v, Text: s[i : k+4]}, k + 4, true
 	}
 	d := k
 	for d < len(s) && d-k < 2 && isDigit(rune(s[d])) {
@@ -540,6 +544,21 @@ func textDate(s string, i int) (Figure, int, bool) {
 		return Figure{}, 0, false
 	}
 	return Figure{Kind: "date", Value: dateValue(s[d+2:d+6], mon, atoiSmall(s[k:d])), Text: s[i : d+6]}, d + 6, true
+}
+
+// firstDayOf reports whether s ends with "first day of " (or "1st day
+// of "), before a month and year.
+func firstDayOf(s string) bool {
+	s = strings.TrimRight(s, " ")
+	if !hasSuffixFold(s, " day of") {
+		return false
+	}
+	s = strings.TrimRight(s[:len(s)-len(" day of")], " ")
+	return hasSuffixFold(s, "first") || strings.HasSuffix(s, "1st")
+}
+
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
 }
 
 func monthAt(s string, i int) (int, int) {
@@ -708,9 +727,14 @@ func measure(s, val string, j int, cur string, from int) (Figure, int) {
 			switch {
 			case durationUnits[ln] != "":
 				f.Kind, end = "duration:"+durationUnits[ln], nw
+			case dayUnit(ln, s, nw) != "":
+				// "seven consecutive calendar days", "5 consecutive Business Days"
+				f.Kind, end = "duration:"+dayUnit(ln, s, nw), wordEnd(s, skipSpaces(s, nw))
 			case next != "" && unicode.IsLower(rune(next[0])) && !functionWords[ln]:
 				f.Kind, end = "count:"+singular(ln), nw
 			}
+		case integer && yearLike(val) && fiscalBefore(s, from):
+			f.Kind = "year" // "fiscal 2025 revenue" is no count of revenue
 		case integer && len(val) == 4 && (val[:2] == "19" || val[:2] == "20") && word == "":
 			f.Kind = "year"
 		case word != "" && unicode.IsLower(rune(word[0])) && !functionWords[lw]:
@@ -718,22 +742,64 @@ func measure(s, val string, j int, cur string, from int) (Figure, int) {
 			// "25 paid vacation days": words before a duration unit
 			// describe it; the figure is the duration ("2025 base year"
 			// is a year).
-			for n, at := 0, w; n < 2 && !yearLike(val); n++ {
+			for n, at, prev := 0, w, lw; n < 2 && !yearLike(val); n++ {
 				next, nw := wordAt(s, skipSpaces(s, at))
 				ln := strings.ToLower(next)
 				if next == "" || functionWords[ln] || !unicode.IsLower(rune(next[0])) || skipSpaces(s, at) == at {
 					break
 				}
 				if d := durationUnits[ln]; d != "" {
+					if q := dayQualifiers[prev]; q != "" && d == "day" {
+						d = q // "five paid working days" are business days
+					}
 					f.Kind, end = "duration:"+d, nw
 					break
 				}
-				at = nw
+				at, prev = nw, ln
 			}
 		}
 	}
 	f.Text = strings.TrimSpace(s[from:end])
 	return f, end
+}
+
+// fiscalBefore reports whether the word before byte i names a year
+// ("fiscal", "calendar", "FY", "year").
+func fiscalBefore(s string, i int) bool {
+	j := i
+	for j > 0 && s[j-1] == ' ' {
+		j--
+	}
+	k := j
+	for k > 0 && isWordByte(s[k-1]) {
+		k--
+	}
+	switch strings.ToLower(s[k:j]) {
+	case "fiscal", "calendar", "fy", "year":
+		return j < i
+	}
+	return false
+}
+
+// dayUnit returns the unit of a qualified day ("calendar" or "business"
+// before "days" at i), or "".
+func dayUnit(q, s string, i int) string {
+	if q != "calendar" && dayQualifiers[q] == "" {
+		return ""
+	}
+	if next, _ := wordAt(s, skipSpaces(s, i)); durationUnits[strings.ToLower(next)] != "day" {
+		return ""
+	}
+	if q == "calendar" {
+		return "day"
+	}
+	return dayQualifiers[q]
+}
+
+// wordEnd is where the word at i ends.
+func wordEnd(s string, i int) int {
+	_, e := wordAt(s, i)
+	return e
 }
 
 // spelledBefore reports whether the word before byte i is a number word

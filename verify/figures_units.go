@@ -73,6 +73,7 @@ func unitTables() (measureWords, caseUnits map[string]unitOfMeasure) {
 	g := func(name string, per float64) unitOfMeasure { return unitOfMeasure{name: name, dim: "mass", per: per} }
 	add(measureWords, g("mg", 1), "mg", "milligram", "milligrams")
 	add(measureWords, g("g", 1000), "gram", "grams")
+	add(caseUnits, g("g", 1000), "g") // "4.5 g IV", "a maximum of 2 g"; "G" is no gram
 	add(measureWords, g("kg", 1e6), "kg", "kilogram", "kilograms")
 	add(measureWords, g("mcg", 1e-3), "mcg", "µg", "μg", "microgram", "micrograms")
 	add(measureWords, g("lb", 453592.37), "lb", "lbs", "pound", "pounds")
@@ -99,10 +100,23 @@ func unitTables() (measureWords, caseUnits map[string]unitOfMeasure) {
 // after a unit: a rate written in words, as "mg/day" writes it.
 func perWord(s string, i int) (string, int) {
 	k := skipSpaces(s, i)
-	if k == i || !strings.HasPrefix(s[k:], "per ") {
+	if k == i {
 		return "", i
 	}
-	w, e := wordAt(s, k+len("per "))
+	var w string
+	var e int
+	switch {
+	case strings.HasPrefix(s[k:], "per "):
+		w, e = wordAt(s, k+len("per "))
+	case strings.HasPrefix(s[k:], "a "), strings.HasPrefix(s[k:], "an "), strings.HasPrefix(s[k:], "each "), strings.HasPrefix(s[k:], "every "):
+		// "1,500 mg a day", "2 g every day": per day, in other words.
+		w, e = wordAt(s, skipSpaces(s, strings.IndexByte(s[k:], ' ')+k))
+		if lw := strings.ToLower(w); lw != "day" && lw != "week" && lw != "month" && lw != "year" && lw != "hour" && lw != "minute" {
+			return "", i
+		}
+	default:
+		return "", i
+	}
 	switch lw := strings.ToLower(w); lw {
 	case "day", "week", "month", "year", "hour", "minute", "dose", "kg", "kilogram":
 		return lw, e
@@ -258,7 +272,8 @@ func unitOfNumber(s string, i int, w string) bool {
 
 // rangeScales gives the first number of a range of amounts the scale the
 // range states once, at its end: "$4.95-$5.01 billion" is $4.95 billion
-// to $5.01 billion, not $4.95 to $5.01 billion.
+// to $5.01 billion, not $4.95 to $5.01 billion; and the second the
+// currency it states once, at its start ("USD 1.58 to 1.64 billion").
 func rangeScales(figs []Figure, s string) {
 	pos := 0
 	prevEnd := -1
@@ -271,6 +286,9 @@ func rangeScales(figs []Figure, s string) {
 		pos = start + len(figs[i].Text)
 		if i > 0 && prevEnd >= 0 && rangeJoin(s[prevEnd:start]) {
 			a, b := &figs[i-1], &figs[i]
+			if strings.HasPrefix(a.Kind, "amount:") && b.Kind == "number" && !b.Reference {
+				b.Kind = a.Kind // "USD 395-415 million", "USD 1.18-1.28": the currency is stated once, first
+			}
 			if a.Kind == b.Kind && strings.HasPrefix(a.Kind, "amount:") {
 				if sc := scaleWordOf(b.Text); sc > 0 && scaleWordOf(a.Text) == 0 {
 					a.Value = scale(a.Value, sc)

@@ -560,7 +560,7 @@ func checkFigures(claim, evidence []Figure) (missing []Figure, contradicted bool
 	inEvidence, inClaim := figureSet(evidence), figureSet(claim)
 	for i, f := range claim {
 		// An earlier equal figure of the claim has been judged already.
-		if inEvidence(f) || earlierFigure(claim, i) || countedAs(f, evidence) || yearAsNumber(f, evidence) || convertedIn(f, evidence) || roundedIn(f, evidence) || perTimeHeld(f, evidence) ||
+		if inEvidence(f) || earlierFigure(claim, i) || countedAs(f, evidence) || yearAsNumber(f, evidence) || monthInDate(f, evidence) || convertedIn(f, evidence) || roundedIn(f, evidence) || perTimeHeld(f, evidence) ||
 			f.Spelled && !spelledJudged(f, evidence) {
 			continue
 		}
@@ -576,6 +576,20 @@ func checkFigures(claim, evidence []Figure) (missing []Figure, contradicted bool
 		}
 	}
 	return missing, contradicted
+}
+
+// monthInDate reports whether the claim's month ("May 2021") is the month
+// of a date the evidence gives in full ("4 May 2021").
+func monthInDate(f Figure, evidence []Figure) bool {
+	if f.Kind != "date" || len(f.Value) != len("2021-05") {
+		return false
+	}
+	for _, e := range evidence {
+		if e.Kind == "date" && len(e.Value) > len(f.Value) && strings.HasPrefix(e.Value, f.Value+"-") {
+			return true
+		}
+	}
+	return false
 }
 
 // yearAsNumber reports whether the claim's year is a bare number or a
