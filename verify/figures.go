@@ -36,6 +36,13 @@ type Figure struct {
 	// (spelledJudged), since a writer puts a number word where the
 	// evidence states none ("two new values" citing the values' names).
 	Spelled bool `json:"-"`
+	// RangeEnd is, for the first end of a range ("5 to less than 10
+	// years", "less than 99.5% but at least 99.0%"), the other end's value.
+	RangeEnd string `json:"-"`
+	// Condition marks a claim figure a condition introduces ("an employee
+	// with seven years of service", "if uptime is 99.2%"): the claim
+	// applies a rule to it rather than stating it.
+	Condition bool `json:"-"`
 }
 
 // currencySymbol returns the code of a currency sign, or "". A switch, not

@@ -20,7 +20,9 @@ func TestFigures(t *testing.T) {
 		{"not exceed 3.25 to 1.00", []string{"multiple=3.25"}},
 		{"not exceed 3,25 to 1,00", []string{"multiple=3.25"}},
 		{"3,25x and 3.5x and 3.25:1 and 13:4", []string{"multiple=3.25", "multiple=3.5", "multiple=3.25", "multiple=3.25"}},
-		{"from 2 to 5 days", []string{"number=2", "duration:day=5"}},
+		{"fell from 3.39% in 2023 to 3.21% in 2024", []string{"percent=3.39", "number=2023", "percent=3.21", "year=2024"}}, // no range of 2023 to 3.21%
+		{"| 5 to less than 10 years | 23 days |", []string{"duration:year=5", "duration:year=10", "duration:day=23"}},
+		{"from 2 to 5 days", []string{"duration:day=2", "duration:day=5"}}, // a range: the unit at its end is both ends
 		{"EUR 2,500.01 and $1.2 million and 75 EUR and €3", []string{"amount:EUR=2500.01", "amount:USD=1200000", "amount:EUR=75", "amount:EUR=3"}},
 		{"12.5% and 12,5 % and 7 percent", []string{"percent=12.5", "percent=12.5", "percent=7"}},
 		{"on 2025-03-31, 31 March 2025, March 31, 2025 and March 2025", []string{"date=2025-03-31", "date=2025-03-31", "date=2025-03-31", "date=2025-03"}},
@@ -409,6 +411,16 @@ func TestCheckFigures(t *testing.T) {
 			span: "| Revenue (fiscal 2025) | USD 1.60 billion |"},
 		{name: "a fiscal year, changed", claim: "Full-year fiscal 2026 revenue guidance is now USD 1.60 billion.",
 			span: "| Revenue (fiscal 2025) | USD 1.60 billion |", missing: []string{"year=2026"}, contradicted: true},
+		{name: "a condition inside a table's band", claim: "A full-time employee with seven completed years of service accrues 23 days of PTO a year.",
+			span: "| 5 to less than 10 years | 23 days | 8 days |"},
+		{name: "a condition outside the band", claim: "A full-time employee with twelve completed years of service accrues 23 days of PTO a year.",
+			span: "| 5 to less than 10 years | 23 days | 8 days |", missing: []string{"duration:year=12"}, contradicted: true},
+		{name: "a condition inside a band of percentages", claim: "A month with 99.2% uptime entitles the customer to a Service Credit of 10%.",
+			span: "| Less than 99.5% but at least 99.0% | 10% |"},
+		{name: "a condition inside a band, the credit changed", claim: "A month with 99.2% uptime entitles the customer to a Service Credit of 25%.",
+			span: "| Less than 99.5% but at least 99.0% | 10% |", missing: []string{"percent=25"}, contradicted: true},
+		{name: "a value inside a range, stated", claim: "Monthly uptime was 99.2% and the credit 10%.",
+			span: "| Less than 99.5% but at least 99.0% | 10% |", missing: []string{"percent=99.2"}},
 		{name: "a changed count word against digits", claim: "must meet three overall conditions",
 			span: "must meet 2 overall conditions", missing: []string{"count:overall=3"}, contradicted: true},
 	}

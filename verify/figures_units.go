@@ -284,6 +284,17 @@ func rangeScales(figs []Figure, s string) {
 		}
 		start := pos + at
 		pos = start + len(figs[i].Text)
+		figs[i].Condition = conditionBefore(s[:start])
+		if i > 0 && prevEnd >= 0 && boundedRangeJoin(s[prevEnd:start]) {
+			a, b := &figs[i-1], &figs[i]
+			if a.Kind == "number" && !a.Reference && !yearLike(a.Value) && lessValue(a.Value, b.Value) &&
+				(strings.HasPrefix(b.Kind, "duration:") || strings.HasPrefix(b.Kind, "measure:") || b.Kind == "percent") {
+				a.Kind = b.Kind // "5 to less than 10 years": years at both ends
+			}
+			if a.Kind == b.Kind && (a.Kind != "number" || !a.Reference && !b.Reference) {
+				a.RangeEnd = b.Value
+			}
+		}
 		if i > 0 && prevEnd >= 0 && rangeJoin(s[prevEnd:start]) {
 			a, b := &figs[i-1], &figs[i]
 			if strings.HasPrefix(a.Kind, "amount:") && b.Kind == "number" && !b.Reference {
@@ -297,6 +308,51 @@ func rangeScales(figs []Figure, s string) {
 		}
 		prevEnd = pos
 	}
+}
+
+// lessValue reports whether the number a is below the number b.
+func lessValue(a, b string) bool {
+	x, err1 := strconv.ParseFloat(a, 64)
+	y, err2 := strconv.ParseFloat(b, 64)
+	return err1 == nil && err2 == nil && x < y
+}
+
+// boundedRangeJoin reports whether s joins the two ends of a range, the
+// words of a band's bounds included: "5 to less than 10 years", "less than
+// 99.5% but at least 99.0%".
+func boundedRangeJoin(s string) bool {
+	if rangeJoin(s) {
+		return true
+	}
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "to less than", "to under", "up to", "to below", "but less than", "but at least", "but not more than",
+		"but not less than", "but under", "but below", "and less than", "and under":
+		return true
+	}
+	return false
+}
+
+// conditionBefore reports whether a word of condition ("with", "if",
+// "when", "where", "whenever", "having", "once") stands in the four words
+// before the end of s, with no comma or other figure's digits between.
+func conditionBefore(s string) bool {
+	for n := 0; n < 4 && s != ""; n++ {
+		s = strings.TrimRight(s, " ")
+		k := len(s)
+		for k > 0 && (isWordByte(s[k-1]) || s[k-1] == '-') {
+			k--
+		}
+		w := s[k:]
+		if w == "" || hasDigit(w) {
+			return false
+		}
+		switch strings.ToLower(w) {
+		case "with", "if", "when", "where", "whenever", "having", "once":
+			return true
+		}
+		s = s[:k]
+	}
+	return false
 }
 
 // rangeJoin reports whether s joins the two ends of a range.

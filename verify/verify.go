@@ -560,13 +560,13 @@ func checkFigures(claim, evidence []Figure) (missing []Figure, contradicted bool
 	inEvidence, inClaim := figureSet(evidence), figureSet(claim)
 	for i, f := range claim {
 		// An earlier equal figure of the claim has been judged already.
-		if inEvidence(f) || earlierFigure(claim, i) || countedAs(f, evidence) || yearAsNumber(f, evidence) || monthInDate(f, evidence) || convertedIn(f, evidence) || roundedIn(f, evidence) || perTimeHeld(f, evidence) ||
+		if inEvidence(f) || earlierFigure(claim, i) || countedAs(f, evidence) || yearAsNumber(f, evidence) || monthInDate(f, evidence) || f.Condition && inRange(f, evidence) || convertedIn(f, evidence) || roundedIn(f, evidence) || perTimeHeld(f, evidence) ||
 			f.Spelled && !spelledJudged(f, evidence) {
 			continue
 		}
 		missing = append(missing, f)
-		if f.Kind == "number" {
-			continue
+		if f.Kind == "number" || inRange(f, evidence) {
+			continue // a value inside a range the evidence states is not stated, nor contradicted
 		}
 		for _, e := range evidence {
 			if sameKind(e, f) && !inClaim(e) {
@@ -576,6 +576,28 @@ func checkFigures(claim, evidence []Figure) (missing []Figure, contradicted bool
 		}
 	}
 	return missing, contradicted
+}
+
+// inRange reports whether the claim's value lies within a range of its
+// kind that the evidence states, ends included ("seven years" in "5 to less
+// than 10 years"). Held only for a condition of the claim (the rule applied
+// to a case the band covers); otherwise the range does not state the value.
+func inRange(f Figure, evidence []Figure) bool {
+	v, err := strconv.ParseFloat(f.Value, 64)
+	if err != nil {
+		return false
+	}
+	for _, e := range evidence {
+		if e.RangeEnd == "" || e.Kind != f.Kind {
+			continue
+		}
+		a, err1 := strconv.ParseFloat(e.Value, 64)
+		b, err2 := strconv.ParseFloat(e.RangeEnd, 64)
+		if err1 == nil && err2 == nil && min(a, b) <= v && v <= max(a, b) {
+			return true
+		}
+	}
+	return false
 }
 
 // monthInDate reports whether the claim's month ("May 2021") is the month
