@@ -43,6 +43,9 @@ type Figure struct {
 	// with seven years of service", "if uptime is 99.2%"): the claim
 	// applies a rule to it rather than stating it.
 	Condition bool `json:"-"`
+	// Fall marks a claim's change stated as a fall ("slipped 1.0%",
+	// "declined by $2 million"): the evidence may write it signed (-1.0%).
+	Fall bool `json:"-"`
 }
 
 // currencySymbol returns the code of a currency sign, or "". A switch, not
@@ -110,8 +113,10 @@ func Figures(s string) []Figure { return appendFigures(nil, s) }
 func appendFigures(out []Figure, s string) []Figure {
 	n0 := len(out)
 	out = scanFigures(out, s)
-	if len(out)-n0 >= 2 {
+	if len(out)-n0 >= 1 {
 		rangeScales(out[n0:], s)
+	}
+	if len(out)-n0 >= 2 {
 		out = append(out[:n0], appendCompoundDurations(out[n0:], s)...)
 	}
 	return out

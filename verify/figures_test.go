@@ -421,6 +421,12 @@ func TestCheckFigures(t *testing.T) {
 			span: "| Less than 99.5% but at least 99.0% | 10% |", missing: []string{"percent=25"}, contradicted: true},
 		{name: "a value inside a range, stated", claim: "Monthly uptime was 99.2% and the credit 10%.",
 			span: "| Less than 99.5% but at least 99.0% | 10% |", missing: []string{"percent=99.2"}},
+		{name: "a fall against a signed change", claim: "Test & Measurement revenue slipped 1.0% to USD 131.5 million.",
+			span: "| Test & Measurement | 131.5 | 132.8 | -1.0% |", before: "| Segment (USD millions) | Q2 FY2025 | Q2 FY2024 | Change |\n"},
+		{name: "a rise against a signed fall", claim: "Test & Measurement revenue rose 1.0% to USD 131.5 million.",
+			span: "| Test & Measurement | 131.5 | 132.8 | -1.0% |", before: "| Segment (USD millions) | Q2 FY2025 | Q2 FY2024 | Change |\n",
+			missing: []string{"percent=1"}, contradicted: true},
+		{name: "a fall by an amount", claim: "Net debt fell by USD 2 million.", span: "| Net debt change | USD -2 million |"},
 		{name: "a changed count word against digits", claim: "must meet three overall conditions",
 			span: "must meet 2 overall conditions", missing: []string{"count:overall=3"}, contradicted: true},
 	}

@@ -285,6 +285,7 @@ func rangeScales(figs []Figure, s string) {
 		start := pos + at
 		pos = start + len(figs[i].Text)
 		figs[i].Condition = conditionBefore(s[:start])
+		figs[i].Fall = fallBefore(s[:start])
 		if i > 0 && prevEnd >= 0 && boundedRangeJoin(s[prevEnd:start]) {
 			a, b := &figs[i-1], &figs[i]
 			if a.Kind == "number" && !a.Reference && !yearLike(a.Value) && lessValue(a.Value, b.Value) &&
@@ -354,6 +355,32 @@ func conditionBefore(s string) bool {
 	}
 	return false
 }
+
+// fallBefore reports whether a word of decline ends s, or stands before a
+// "by" or "of" that does ("slipped 1.0%", "fell by 2%", "a decrease of 3%").
+func fallBefore(s string) bool {
+	for n := 0; n < 2 && s != ""; n++ {
+		s = strings.TrimRight(s, " ")
+		k := len(s)
+		for k > 0 && isWordByte(s[k-1]) {
+			k--
+		}
+		switch w := strings.ToLower(s[k:]); w {
+		case "by", "of":
+			s = s[:k]
+			continue
+		default:
+			return fallWords[w]
+		}
+	}
+	return false
+}
+
+// fallWords state a change as a fall.
+var fallWords = map[string]bool{"fell": true, "fall": true, "falls": true, "fallen": true, "declined": true,
+	"decline": true, "declines": true, "decreased": true, "decrease": true, "decreases": true, "dropped": true,
+	"drop": true, "drops": true, "slipped": true, "slip": true, "slips": true, "down": true, "shrank": true,
+	"contracted": true, "dipped": true, "eased": true}
 
 // rangeJoin reports whether s joins the two ends of a range.
 func rangeJoin(s string) bool {

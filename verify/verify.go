@@ -560,7 +560,7 @@ func checkFigures(claim, evidence []Figure) (missing []Figure, contradicted bool
 	inEvidence, inClaim := figureSet(evidence), figureSet(claim)
 	for i, f := range claim {
 		// An earlier equal figure of the claim has been judged already.
-		if inEvidence(f) || earlierFigure(claim, i) || countedAs(f, evidence) || yearAsNumber(f, evidence) || monthInDate(f, evidence) || f.Condition && inRange(f, evidence) || convertedIn(f, evidence) || roundedIn(f, evidence) || perTimeHeld(f, evidence) ||
+		if inEvidence(f) || earlierFigure(claim, i) || countedAs(f, evidence) || yearAsNumber(f, evidence) || monthInDate(f, evidence) || f.Condition && inRange(f, evidence) || f.Fall && fallenIn(f, evidence) || convertedIn(f, evidence) || roundedIn(f, evidence) || perTimeHeld(f, evidence) ||
 			f.Spelled && !spelledJudged(f, evidence) {
 			continue
 		}
@@ -576,6 +576,17 @@ func checkFigures(claim, evidence []Figure) (missing []Figure, contradicted bool
 		}
 	}
 	return missing, contradicted
+}
+
+// fallenIn reports whether the evidence writes the claim's fall signed:
+// "slipped 1.0%" in a change column's "-1.0%".
+func fallenIn(f Figure, evidence []Figure) bool {
+	for _, e := range evidence {
+		if e.Kind == f.Kind && e.Value == "-"+f.Value {
+			return true
+		}
+	}
+	return false
 }
 
 // inRange reports whether the claim's value lies within a range of its
