@@ -198,8 +198,13 @@ func scanFigures(out []Figure, s string) []Figure {
 			if m < 0 && wordBefore(s, i) || codeToken(s, i) || exponent(s, i) {
 				// Inside a word or code ("v3.5", "FY2024", "x86", a commit
 				// hash "846f34d351"): no figure starts here, nor at the
-				// digits after its decimal point.
-				i = skipToken(s, i)
+				// digits after its decimal point. A fiscal year's digits
+				// are its year, though: "Six months FY2025" is of 2025.
+				n := skipToken(s, i)
+				if fiscalYearAt(s, i, n) {
+					out = append(out, Figure{Kind: "year", Value: s[i:n], Text: s[i:n]})
+				}
+				i = n
 				continue
 			}
 			if m < 0 {
@@ -773,6 +778,12 @@ func measure(s, val string, j int, cur string, from int) (Figure, int) {
 	}
 	f.Text = strings.TrimSpace(s[from:end])
 	return f, end
+}
+
+// fiscalYearAt reports whether s[i:n] is the year of an "FY2025" token.
+func fiscalYearAt(s string, i, n int) bool {
+	return n-i == 4 && yearLike(s[i:n]) && i >= 2 && (s[i-2] == 'F' || s[i-2] == 'f') && (s[i-1] == 'Y' || s[i-1] == 'y') &&
+		(i == 2 || !isWordByte(s[i-3]))
 }
 
 // fiscalBefore reports whether the word before byte i names a year

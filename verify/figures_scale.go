@@ -2,6 +2,7 @@ package verify
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -79,7 +80,7 @@ func percentHeader(before, span string) bool {
 // appendScales is the rest of appendEvidenceFigures, once the span's
 // figures are out[start:].
 func appendScales(out []Figure, start int, span, before string, claim []Figure) []Figure {
-	if !holdsAmount(claim) || !holdsBare(out[start:]) && !(holdsAmount(out[start:]) && scaleWordIn(before, span)) {
+	if !holdsAmount(claim) && !holdsScaledNumber(claim) || !holdsBare(out[start:]) && !(holdsAmount(out[start:]) && scaleWordIn(before, span)) {
 		return out
 	}
 	cur, inForce := lastScale(before)
@@ -105,10 +106,25 @@ func appendScaled(out []Figure, s string, sc unitScale, inForce bool) []Figure {
 	if !inForce {
 		return out
 	}
+	pos := 0
 	for k, n := start, len(out); k < n; k++ {
-		switch f := out[k]; {
+		f := out[k]
+		row := ""
+		if at := strings.Index(s[pos:], f.Text); at >= 0 {
+			row, pos = lineAt(s, pos+at), pos+at+len(f.Text)
+		}
+		switch {
+		case bare(f) && perShareRow(row):
+			// "| Diluted EPS | 0.94 |" under "USD thousands, except
+			// per-share data": dollars a share, as written.
+			out = append(out, Figure{Kind: "amount:" + sc.currency, Value: f.Value, Text: f.Text})
 		case bare(f):
 			out = append(out, Figure{Kind: "amount:" + sc.currency, Value: scaleSigned(f.Value, sc.exp), Text: f.Text})
+			if exp := rowScale(row); exp > 0 {
+				// "| Diluted shares outstanding (thousands) | 52,500 |":
+				// 52.5 million shares, no amount.
+				out = append(out, Figure{Kind: "number", Value: scaleSigned(f.Value, exp), Text: f.Text})
+			}
 		case unscaledAmount(f, sc):
 			// "$9,300,200" in a table "(dollars in thousands)" is $9.3
 			// billion: the sign says dollars, the statement how many. The
@@ -118,6 +134,65 @@ func appendScaled(out []Figure, s string, sc unitScale, inForce bool) []Figure {
 		}
 	}
 	return out
+}
+
+// holdsScaledNumber reports whether figs hold a number written with a
+// scale word ("52.5 million" shares).
+func holdsScaledNumber(figs []Figure) bool {
+	for _, f := range figs {
+		if f.Kind == "number" && scaleWordOf(f.Text) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// lineAt returns the line of s that holds byte i.
+func lineAt(s string, i int) string {
+	from := strings.LastIndexByte(s[:i], '\n') + 1
+	to := strings.IndexByte(s[i:], '\n')
+	if to < 0 {
+		return s[from:]
+	}
+	return s[from : i+to]
+}
+
+// rowLabel is the first cell of a table row, lower case, or "".
+func rowLabel(row string) string {
+	row = strings.TrimSpace(row)
+	if !strings.HasPrefix(row, "|") {
+		return ""
+	}
+	label, _, _ := strings.Cut(row[1:], "|")
+	return strings.ToLower(label)
+}
+
+// perShareRow reports whether a table row's label is a figure per share
+// (EPS, dividends per share), which a table's scale does not scale.
+func perShareRow(row string) bool {
+	l := rowLabel(row)
+	if strings.Contains(l, "per share") || strings.Contains(l, "per-share") || strings.Contains(l, "per common share") {
+		return true
+	}
+	for _, w := range strings.FieldsFunc(l, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if w == "eps" {
+			return true
+		}
+	}
+	return false
+}
+
+// rowScale is the power of ten a table row's label states for its own
+// cells ("Diluted shares outstanding (thousands)"), or 0.
+func rowScale(row string) int {
+	l := rowLabel(row)
+	switch {
+	case strings.Contains(l, "(thousands)") || strings.Contains(l, "(in thousands)"):
+		return 3
+	case strings.Contains(l, "(millions)") || strings.Contains(l, "(in millions)"):
+		return 6
+	}
+	return 0
 }
 
 // scaleWordIn reports whether either text holds a scale word written out

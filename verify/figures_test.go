@@ -33,7 +33,7 @@ func TestFigures(t *testing.T) {
 		{"a margin of -3.5%, −3.5%, (–3.5%) and\u00a0−3.5 %", []string{"percent=-3.5", "percent=-3.5", "percent=-3.5", "percent=-3.5"}},
 		{"pages 10-12, 10–12 and 2023-2024", []string{"number=10", "number=12", "number=10", "number=12", "year=2023", "year=2024"}},
 		{"EUR -2.5 million, -$3, $-4 and −€5", []string{"amount:EUR=-2500000", "amount:USD=-3", "amount:USD=-4", "amount:EUR=-5"}},
-		{"v3.5, x86_64, FY2024 and Q3", nil}, // digits inside a word are no figure, nor is what follows their point
+		{"v3.5, x86_64, FY2024 and Q3", []string{"year=2024"}}, // digits inside a word are no figure, nor is what follows their point, but "FY2024" is a year
 		{"merge 846f34d351, 12kg and 50m2", []string{"measure:kg=12", "count:m=50"}},
 		{"a change of -0 and - 3", []string{"number=0", "number=3"}},
 		{"250 million euros, 5 US dollars and 3 francs", []string{"amount:EUR=250000000", "amount:USD=5", "amount:CHF=3"}},
@@ -427,6 +427,19 @@ func TestCheckFigures(t *testing.T) {
 			span: "| Test & Measurement | 131.5 | 132.8 | -1.0% |", before: "| Segment (USD millions) | Q2 FY2025 | Q2 FY2024 | Change |\n",
 			missing: []string{"percent=1"}, contradicted: true},
 		{name: "a fall by an amount", claim: "Net debt fell by USD 2 million.", span: "| Net debt change | USD -2 million |"},
+		{name: "a per-share row under a scale", claim: "For the six months, diluted EPS was USD 1.74.",
+			span: "| Diluted EPS | 0.94 | 0.73 | 1.74 | 1.36 |", before: "| USD thousands, except per-share data | Q2 | Q2 | Six months | Six months |\n|---|---|---|---|---|\n"},
+		{name: "a per-share row under a scale, changed", claim: "For the six months, diluted EPS was USD 1.84.",
+			span: "| Diluted EPS | 0.94 | 0.73 | 1.74 | 1.36 |", before: "| USD thousands, except per-share data | Q2 | Q2 | Six months | Six months |\n|---|---|---|---|---|\n",
+			missing: []string{"amount:USD=1.84"}, contradicted: true},
+		{name: "a row in thousands of shares", claim: "Diluted shares outstanding fell to about 52.5 million from about 53.3 million.",
+			span: "| Diluted shares outstanding (thousands) | 52,500 | 53,290 |", before: "| USD thousands, except per-share data | Q2 FY2025 | Q2 FY2024 |\n|---|---|---|\n"},
+		{name: "a row in thousands of shares, changed", claim: "Diluted shares outstanding fell to about 51.5 million from about 53.3 million.",
+			span: "| Diluted shares outstanding (thousands) | 52,500 | 53,290 |", before: "| USD thousands, except per-share data | Q2 FY2025 | Q2 FY2024 |\n|---|---|---|\n",
+			missing: []string{"number=51500000"}},
+		{name: "revenue in thousands is no per-share figure", claim: "Revenue was USD 412,600.",
+			span: "| Revenue | 412,600 | 377,100 |", before: "| USD thousands, except per-share data | Q2 FY2025 | Q2 FY2024 |\n|---|---|---|\n",
+			missing: []string{"amount:USD=412600"}, contradicted: true},
 		{name: "a changed count word against digits", claim: "must meet three overall conditions",
 			span: "must meet 2 overall conditions", missing: []string{"count:overall=3"}, contradicted: true},
 	}

@@ -424,7 +424,7 @@ const roundingShare = 0.01
 // a billion the claim writes, "$116.1 million" $116,109 thousand. Only an
 // amount written with a scale word, to the precision its digits state.
 func roundedIn(f Figure, evidence []Figure) bool {
-	if !strings.HasPrefix(f.Kind, "amount:") {
+	if !strings.HasPrefix(f.Kind, "amount:") && f.Kind != "number" {
 		return false
 	}
 	sc := scaleWordOf(f.Text)

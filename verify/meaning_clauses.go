@@ -936,7 +936,7 @@ func (m *meaningScanner) exceptions(ev []mtext, evs []meaningEvidence, aligned [
 		et := &ev[i]
 		for j := range et.clauses {
 			e := &et.clauses[j]
-			if e.exception < 0 || !m.restsOn(et, evs[i], i, e.segment, aligned) || !m.qualifiesClaim(et, e.exception) {
+			if e.exception < 0 || scaleCarveOut(et, e.exception) || !m.restsOn(et, evs[i], i, e.segment, aligned) || !m.qualifiesClaim(et, e.exception) {
 				continue
 			}
 			// The exception's words: to the clause's end or the next comma.
@@ -966,6 +966,17 @@ func (m *meaningScanner) exceptions(ev []mtext, evs []meaningEvidence, aligned [
 			return
 		}
 	}
+}
+
+// scaleCarveOut reports whether the exception at token k carves the
+// per-share figures out of a unit scale ("USD thousands, except per-share
+// data"): a table's reading, no rule's exception.
+func scaleCarveOut(et *mtext, k int) bool {
+	if k+1 >= len(et.toks) {
+		return false
+	}
+	w := et.toks[k+1].w
+	return w == "per-share" || w == "per" && k+2 < len(et.toks) && (et.toks[k+2].w == "share" || et.toks[k+2].w == "unit")
 }
 
 // qualifiesClaim reports whether the exception at token k may qualify

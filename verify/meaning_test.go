@@ -333,6 +333,8 @@ var meaningCases = []meaningCase{
 	{"exception of another rule", "Meals are reimbursed at cost.", "Meals are reimbursed at cost, and alcohol is excluded except at client dinners.", ""},
 	{"exception of the rule after a comma", "Receipts are required.", "Receipts are required, except for taxis.", "qualifier_missing:exception"},
 	{"exception in other sentence", "Meals are reimbursed.", "Meals are reimbursed. Alcohol is not reimbursed unless a client attends.", ""},
+	{"a scale's per-share carve-out", "For the six months, revenue was USD 808.3 million.", "| USD thousands, except per-share data | Six months FY2025 |\n|---|---|\n| Revenue | 808,300 |", ""},
+	{"a scale's carve-out twin", "Revenue is recognised on delivery.", "Revenue is recognised on delivery, except per the terms of a consignment.", "qualifier_missing:exception"},
 	// names
 	{"drug swapped", "Patients should take metformin with food.", "Patients should take sitagliptin with food.", reasonName},
 	{"drug twin", "Patients should take sitagliptin with food.", "Patients should take sitagliptin with food.", ""},
