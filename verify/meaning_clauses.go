@@ -1132,14 +1132,91 @@ func (t *mtext) boundAt(fs, fe int, kind uint8) (uint8, string, bool) {
 		if kind == kTiming && t.inBound(mt) {
 			continue // "no earlier than 21 days after": a floor; the timing is "after"
 		}
-		// "Greater than 50 to 95": the bound is the nearer number's.
-		before := mt.to <= first && first-mt.to <= 3 && !t.breakBetween(mt.to, first) && !t.numberBetween(mt.to, first)
-		after := mt.from > last && mt.from-last <= 2 && !t.breakBetween(last+1, mt.from+1)
+		// "Greater than 50 to 95": the bound is the nearer number's. A bound
+		// written after its number ("ST3 or above", "a $15 floor") is that
+		// number's, never the next one's.
+		before := mt.to <= first && first-mt.to <= 3 && !t.breakBetween(mt.to, first) && !t.numberBetween(mt.to, first) &&
+			!t.postposed(mt)
+		after := mt.from > last && mt.from-last <= 2 && !t.breakBetween(last+1, mt.from+1) && (kind == kTiming || t.followsItsNumber(mt))
 		if before || after {
-			return mt.value, t.words(mt.from, mt.to), true
+			v := mt.value
+			if kind == kBound && t.leadTime(mt, last) {
+				v ^= 1 // vMin <-> vMax
+			}
+			return v, t.words(mt.from, mt.to), true
 		}
 	}
 	return 0, "", false
+}
+
+// postposed reports whether bound phrase p follows the number it bounds:
+// it starts with "or" or "and" ("or more", "and above"), or it is a noun of
+// bound right after a number ("a $15 floor and a $100 cap").
+func (t *mtext) postposed(p pmatch) bool {
+	if p.to-p.from == 1 && p.from > 0 && (t.toks[p.from-1].w == "or" || t.toks[p.from-1].w == "and") {
+		switch t.toks[p.from].w {
+		case "above", "over", "higher", "greater", "more", "below", "under", "lower", "less", "fewer":
+			return true // "ST3 or above", where "or" parts the words
+		}
+	}
+	switch w := t.toks[p.from].w; w {
+	case "or", "and":
+		return true
+	case "floor", "cap", "ceiling", "minimum", "maximum", "min", "max":
+		return p.from > 0 && hasDigit(t.toks[p.from-1].w)
+	}
+	return false
+}
+
+// followsItsNumber reports whether bound phrase p is one that can stand
+// after the number it bounds ("or more", "maximum", "above", "at least"),
+// unlike "not more than" or "up to", which bound the number after them
+// ("$15.00 and not more than $100.00").
+func (t *mtext) followsItsNumber(p pmatch) bool {
+	if t.postposed(p) {
+		return true
+	}
+	w, n := t.toks[p.from].w, p.to-p.from
+	switch {
+	case w == "or" || w == "and":
+		return true
+	case n == 1:
+		switch w {
+		case "minimum", "maximum", "min", "max", "floor", "cap", "capped", "ceiling", "above", "over", "below", "under":
+			return true
+		}
+	case w == "at":
+		return n == 2 && (t.toks[p.from+1].w == "least" || t.toks[p.from+1].w == "most") || n == 3 && t.toks[p.from+2].w == "minimum"
+	}
+	return false
+}
+
+// leadTime reports whether bound phrase p compares times ("no earlier
+// than", "no later than") of a duration its figure (ending at token last)
+// counts back from an event: "no earlier than 15 months … before
+// expiration" is a lead of at most 15 months, "no later than 9 months
+// before" one of at least 9. "After" ends the look, and so does a clause
+// break.
+func (t *mtext) leadTime(p pmatch, last int) bool {
+	temporal := false
+	for k := p.from; k < p.to; k++ {
+		temporal = temporal || t.toks[k].w == "earlier" || t.toks[k].w == "later"
+	}
+	if !temporal || durationUnits[t.toks[last].w] == "" {
+		return false // a time of day or a date is no lead
+	}
+	for k := last + 1; k < len(t.toks) && k <= last+8; k++ {
+		if t.toks[k].brk >= brkClause {
+			return false
+		}
+		switch t.toks[k].w {
+		case "before", "prior", "preceding":
+			return true
+		case "after", "following", "from":
+			return false
+		}
+	}
+	return false
 }
 
 // rangeEnd returns vMax when the figure at bytes [fs, fe) ends a range
