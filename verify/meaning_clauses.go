@@ -910,6 +910,18 @@ func (m *meaningScanner) period(ci int, ev []mtext, al []alignment, res *meaning
 	if union == 0 || union&c.periods != 0 {
 		return
 	}
+	// The claim's period said of the same things in another sentence part
+	// ("a yearly rate of 6.125%" lined up, "My initial monthly payment of
+	// principal and interest" beside it): the pairing picked the wrong part.
+	for i := range ev {
+		for j := range ev[i].clauses {
+			if e := &ev[i].clauses[j]; e.periods&c.periods != 0 {
+				if shared, _ := m.claim.overlap(c, &ev[i], e); shared >= 2 {
+					return
+				}
+			}
+		}
+	}
 	et := &ev[al[0].ev]
 	evWords := ""
 	for _, mt := range et.matches {

@@ -643,7 +643,9 @@ func (t *mtext) split() {
 		c := &t.clauses[ci]
 		switch m.kind {
 		case kTrend:
-			c.trends |= 1 << m.value
+			if !(m.from > 0 && (t.toks[m.from-1].w == "or" || t.toks[m.from-1].w == "and") && t.inBound(m)) { // "2.0 mmol/L or higher" bounds a value; nothing rose
+				c.trends |= 1 << m.value
+			}
 		case kPeriod:
 			if !t.toks[m.from].noPeriod {
 				c.periods |= 1 << m.value
