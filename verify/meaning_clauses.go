@@ -430,6 +430,17 @@ func (t *mtext) denies(k int, c *mclause, other *mtext, oc *mclause) (int, int) 
 	return h, -1
 }
 
+// exceptionAfter reports whether segment seg holds an exception after
+// token j: what it excepts, it excepts from the words before it.
+func (t *mtext) exceptionAfter(seg, j int) bool {
+	for i := range t.clauses {
+		if t.clauses[i].segment == seg && t.clauses[i].exception > j {
+			return true
+		}
+	}
+	return false
+}
+
 // segmentHasException reports whether a segment holds an exception
 // ("unless", "only if"), which turns a negation around.
 func (t *mtext) segmentHasException(seg int) bool {
@@ -666,17 +677,17 @@ func (m *meaningScanner) antonym(ci int, ev []mtext, al []alignment, res *meanin
 	}
 	for k := c.from; k < c.to; k++ {
 		opposites := lex.antonyms[m.claim.toks[k].stem]
-		if len(opposites) == 0 {
+		if len(opposites) == 0 || !antonymForm(&m.claim.toks[k]) {
 			continue
 		}
-		other := ""
+		other, excepted := "", false
 		for _, a := range al {
 			et := &ev[a.ev]
 			e := &et.clauses[a.clause]
 			for j := e.from; j < e.to && other == ""; j++ {
 				for _, o := range opposites {
-					if et.toks[j].stem == o {
-						other = et.words(j, j+1)
+					if et.toks[j].stem == o && antonymForm(&et.toks[j]) {
+						other, excepted = et.words(j, j+1), et.exceptionAfter(e.segment, j)
 					}
 				}
 			}
@@ -690,6 +701,15 @@ func (m *meaningScanner) antonym(ci int, ev []mtext, al []alignment, res *meanin
 				said = said || ev[i].toks[j].stem == m.claim.toks[k].stem
 			}
 		}
+		if !said && excepted {
+			// "waives any defense …, other than a defense arising from …":
+			// the exception turns the opposite around for what it names,
+			// which the words alone cannot line up ("the only defense a
+			// Guarantor keeps is one arising from …"). A person decides.
+			m.add(res, "polarity", reasonPolarityUnconfirmed, m.claim.words(k, k+1), other)
+			res.review = true
+			return
+		}
 		if !said {
 			m.add(res, "polarity", reasonAntonym, m.claim.words(k, k+1), other)
 			res.contradicted = true
@@ -697,6 +717,10 @@ func (m *meaningScanner) antonym(ci int, ev []mtext, al []alignment, res *meanin
 		}
 	}
 }
+
+// antonymForm reports whether a token is a form an antonym pair lists, or
+// one no suffix was cut from: "lasts" (it endures) is no "last".
+func antonymForm(t *mtok) bool { return t.w == t.stem || lex.antonymForms[t.w] }
 
 // modalHead is the token of the verb the clause's first modal governs
 // ("must use" → use), or -1.

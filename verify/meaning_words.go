@@ -115,6 +115,7 @@ type lexicon struct {
 	table        wordTable           // words, for the scanner's lookups
 	maxWord      int                 // bytes of the lexicon's longest word
 	antonyms     map[string][]string // stem -> the stems of its opposites
+	antonymForms map[string]bool     // the forms the antonym pairs list
 	// substitutions are words of displacement ("replaces"), as written
 	// (lower case): what "instead of" says in a word.
 	substitutions map[string]bool
@@ -292,10 +293,11 @@ func parseLexicon(b []byte) (*lexicon, error) {
 	for _, w := range w.Substitutions {
 		l.substitutions[w] = true
 	}
-	l.antonyms = map[string][]string{}
+	l.antonyms, l.antonymForms = map[string][]string{}, map[string]bool{}
 	for _, pair := range w.Antonyms {
 		for side := range 2 {
 			for _, a := range pair[side] {
+				l.antonymForms[a] = true
 				for _, b := range pair[1-side] {
 					l.antonyms[stem(a)] = append(l.antonyms[stem(a)], stem(b))
 				}
