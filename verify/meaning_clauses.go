@@ -1134,12 +1134,29 @@ func (m *meaningScanner) bounds(claim string, evs []meaningEvidence, res *meanin
 					}
 				}
 			}
+			if opposite && !same && kind == kTiming && m.timingSaid(cv) {
+				same = true // "after 3 months on four agents, or sooner if …": both ways, by condition
+			}
 			if opposite && !same {
 				m.add(res, "direction", reasonDirection, cw+" "+f.Text, ow)
 				res.contradicted = true
 			}
 		}
 	}
+}
+
+// timingSaid reports whether a cited sentence holds a timing of value v
+// of its own, outside any bound ("or sooner if hypokalemia persists").
+func (m *meaningScanner) timingSaid(v uint8) bool {
+	for i := range m.evs {
+		et := &m.ev[i]
+		for _, mt := range et.matches {
+			if mt.kind == kTiming && mt.value == v && !et.inBound(mt) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // boundAt returns the bound (or timing) of a figure at bytes [fs, fe): a

@@ -273,7 +273,8 @@ func (t *mtext) initials(from, to int) string {
 
 // spelledOut reports whether a cited chunk spells out an acronym of the
 // claim as capitalized words ("Chief Financial Officer" for "CFO";
-// "of", "and", "the", "for" and "&" may stand between them).
+// "of", "and", "the", "for" and "&" may stand between them; an X may
+// stand for "ex").
 func spelledOut(evs []meaningEvidence, acr string) bool {
 	for i := range evs {
 		// Hyphens part words too: "first-in-first-out" spells out FIFO.
@@ -288,7 +289,7 @@ func spelledOut(evs []meaningEvidence, acr string) bool {
 				if n > 0 && (w == "of" || w == "and" || w == "the" || w == "for" || w == "&") {
 					continue
 				}
-				if w[0] != acr[n] && w[0]&^0x20 != acr[n] {
+				if w[0] != acr[n] && w[0]&^0x20 != acr[n] && !exInitial(w, acr[n]) {
 					break
 				}
 				n++
@@ -299,6 +300,12 @@ func spelledOut(evs []meaningEvidence, acr string) bool {
 		}
 	}
 	return false
+}
+
+// exInitial reports whether an acronym's X stands for a word's "ex"
+// ("XPL": excess of policy limits; "XOL": excess of loss).
+func exInitial(w string, letter byte) bool {
+	return letter == 'X' && len(w) > 2 && w[0]|0x20 == 'e' && w[1]|0x20 == 'x'
 }
 
 // inHead reports whether the opening of a cited version (its title and
@@ -730,6 +737,12 @@ func bindings(t *mtext, out []binding) []binding {
 		j := end
 		// NAME (the "ROLE") / NAME, as ROLE / NAME acts as ROLE / NAME is the ROLE
 		if j < len(toks) && toks[j].w == "the" && j+1 < len(toks) && toks[j+1].cap && strings.Contains(t.s[toks[end-1].end:toks[j].start], "(") {
+			if p := t.placeOf(k); p >= 0 {
+				// "Quillmoor Mutual Insurance Company, of Bramford (the
+				// "Reinsured")": the company is defined, with its seat (a
+				// quote cut at the seat binds that).
+				out = append(out, binding{name: t.lowerRun(p, k-1), role: toks[j+1].stem, text: t.words(p, j+2)})
+			}
 			out = append(out, binding{name: name, role: toks[j+1].stem, text: t.words(k, j+2)})
 		} else if j+1 < len(toks) && (toks[j].w == "as" || toks[j].w == "acts" || toks[j].w == "act" || toks[j].w == "acting") {
 			r := j + 1
@@ -781,6 +794,23 @@ func bindings(t *mtext, out []binding) []binding {
 		k = end - 1
 	}
 	return out
+}
+
+// placeOf returns, for a name at token k written as a party's seat ("…
+// Company, of Bramford"), where the party's name starts, or -1.
+func (t *mtext) placeOf(k int) int {
+	toks := t.toks
+	if k < 2 || toks[k-1].w != "of" || toks[k-1].brk != brkComma || !toks[k-2].cap {
+		return -1
+	}
+	p := k - 2
+	for p > 0 && toks[p-1].cap && toks[p].brk == brkNone {
+		p--
+	}
+	if t.lowerRun(p, k-1) == "" {
+		return -1
+	}
+	return p
 }
 
 // corporateSuffix ends a company's name after a comma: "Alder Street
