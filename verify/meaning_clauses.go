@@ -643,6 +643,9 @@ func (m *meaningScanner) modality(ci int, ev []mtext, al []alignment, res *meani
 			return
 		}
 	}
+	if m.modalOfAnotherClause(ci, verb, ev, al) {
+		return
+	}
 	stated := c.modals&^(quoted|m.modalSaid(ev, c, verb)) == 0
 	claimWords := m.claim.matchWords(c, kModal)
 	evWords := ev[al[0].ev].matchWords(&ev[al[0].ev].clauses[al[0].clause], kModal)
@@ -656,6 +659,29 @@ func (m *meaningScanner) modality(ci int, ev []mtext, al []alignment, res *meani
 		m.add(res, "modality", "qualifier_missing:restriction", claimWords, evWords+" only")
 		res.clarify = appendOnce(res.clarify, "restriction")
 	}
+}
+
+// modalOfAnotherClause reports whether the modal of the evidence clause
+// claim clause ci lines up with governs another verb than the claim's,
+// one that another clause of the claim puts under a modal of its own: "The roller clamp has to be
+// closed …, since opening the door … can cause free flow" lined up with
+// "Opening the door with the clamp open may cause free flow": the "may"
+// is the cause's, which the claim's "can" answers, not the closing's.
+func (m *meaningScanner) modalOfAnotherClause(ci, verb int, ev []mtext, al []alignment) bool {
+	et := &ev[al[0].ev]
+	h := et.modalHead(&et.clauses[al[0].clause])
+	if h < 0 || verb >= 0 && m.claim.toks[verb].stem == et.toks[h].stem {
+		return false
+	}
+	for cj := range m.claim.clauses {
+		if cj == ci {
+			continue
+		}
+		if oh := m.claim.modalHead(&m.claim.clauses[cj]); oh >= 0 && m.claim.toks[oh].stem == et.toks[h].stem {
+			return true
+		}
+	}
+	return false
 }
 
 // antonym: a word of the claim whose opposite the aligned evidence clause
