@@ -27,14 +27,61 @@ type unitScale struct {
 // stays too, so a claim quoting the plain number still finds it.
 func appendEvidenceFigures(out []Figure, span, before string, claim []Figure) []Figure {
 	start := len(out)
-	return appendPercentCells(appendScales(appendFigures(out, span), start, span, before, claim), start, span, before, claim)
+	out = appendPercentCells(appendScales(appendFigures(out, span), start, span, before, claim), start, span, before, claim)
+	return appendRateSpreads(out, start, span, claim)
 }
 
 // appendEvidenceFiguresOf is appendEvidenceFigures of a span whose
 // figures (appendFigures of span) are known: figs.
 func appendEvidenceFiguresOf(out, figs []Figure, span, before string, claim []Figure) []Figure {
 	start := len(out)
-	return appendPercentCells(appendScales(append(out, figs...), start, span, before, claim), start, span, before, claim)
+	out = appendPercentCells(appendScales(append(out, figs...), start, span, before, claim), start, span, before, claim)
+	return appendRateSpreads(out, start, span, claim)
+}
+
+// appendRateSpreads adds, for a claim that states percentage points, the
+// percentage points a percent of the evidence states as a spread over a
+// rate: "2.000% above or below the Initial Rate", "1.5% over the Index"
+// move a rate by points, not by a share of it.
+func appendRateSpreads(out []Figure, start int, span string, claim []Figure) []Figure {
+	if !holdsKind(claim, "percentage_point") {
+		return out
+	}
+	pos := 0
+	for k, n := start, len(out); k < n; k++ {
+		f := out[k]
+		at := strings.Index(span[pos:], f.Text)
+		if at < 0 {
+			continue
+		}
+		end := pos + at + len(f.Text)
+		pos = end
+		if f.Kind == "percent" && spreadOverRate(span[end:]) {
+			out = append(out, Figure{Kind: "percentage_point", Value: f.Value, Text: f.Text})
+		}
+	}
+	return out
+}
+
+// spreadOverRate reports whether s starts with "above", "below", "over" or
+// "under" (or "above or below") and names a rate within six words after.
+func spreadOverRate(s string) bool {
+	words := strings.Fields(strings.ToLower(s[:min(len(s), 96)]))
+	if len(words) == 0 {
+		return false
+	}
+	switch words[0] {
+	case "above", "below", "over", "under":
+	default:
+		return false
+	}
+	for _, w := range words[1:min(len(words), 7)] {
+		switch strings.Trim(w, ".,;:()\"'") {
+		case "rate", "index", "margin", "yield", "sofr", "libor", "euribor", "prime", "coupon":
+			return true
+		}
+	}
+	return false
 }
 
 // appendPercentCells adds, for a claim that states a percentage, the

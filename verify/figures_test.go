@@ -440,6 +440,12 @@ func TestCheckFigures(t *testing.T) {
 		{name: "revenue in thousands is no per-share figure", claim: "Revenue was USD 412,600.",
 			span: "| Revenue | 412,600 | 377,100 |", before: "| USD thousands, except per-share data | Q2 FY2025 | Q2 FY2024 |\n|---|---|---|\n",
 			missing: []string{"amount:USD=412600"}, contradicted: true},
+		{name: "a spread over a rate in points", claim: "At the First Change Date the rate cannot move more than 2 percentage points either way.",
+			span: "| Not more than 2.000% above or below the Initial Rate | 4.125% to 8.125% |"},
+		{name: "a spread over a rate in points, changed", claim: "At the First Change Date the rate cannot move more than 3 percentage points either way.",
+			span: "| Not more than 2.000% above or below the Initial Rate | 4.125% to 8.125% |", missing: []string{"percentage_point=3"}, contradicted: true},
+		{name: "a share above last year is no points", claim: "Revenue was 2 percentage points higher.",
+			span: "Revenue was 2% above last year's revenue.", missing: []string{"percentage_point=2"}},
 		{name: "a changed count word against digits", claim: "must meet three overall conditions",
 			span: "must meet 2 overall conditions", missing: []string{"count:overall=3"}, contradicted: true},
 	}
