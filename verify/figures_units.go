@@ -288,8 +288,8 @@ func rangeScales(figs []Figure, s string) {
 		figs[i].Fall = fallBefore(s[:start])
 		if i > 0 && prevEnd >= 0 && boundedRangeJoin(s[prevEnd:start]) {
 			a, b := &figs[i-1], &figs[i]
-			if a.Kind == "number" && !a.Reference && !yearLike(a.Value) && lessValue(a.Value, b.Value) &&
-				(strings.HasPrefix(b.Kind, "duration:") || strings.HasPrefix(b.Kind, "measure:") || b.Kind == "percent") {
+			if a.Kind == "number" && !a.Reference && (strings.HasPrefix(b.Kind, "duration:") || strings.HasPrefix(b.Kind, "measure:") ||
+				b.Kind == "percent") && !yearLike(a.Value) && lessValue(a.Value, b.Value) {
 				a.Kind = b.Kind // "5 to less than 10 years": years at both ends
 			}
 			if a.Kind == b.Kind && (a.Kind != "number" || !a.Reference && !b.Reference) {
@@ -325,10 +325,15 @@ func boundedRangeJoin(s string) bool {
 	if rangeJoin(s) {
 		return true
 	}
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "to less than", "to under", "up to", "to below", "but less than", "but at least", "but not more than",
-		"but not less than", "but under", "but below", "and less than", "and under":
-		return true
+	if len(s) > 24 {
+		return false // most text between two figures: no join
+	}
+	s = strings.TrimSpace(s)
+	for _, j := range [...]string{"to less than", "to under", "up to", "to below", "but less than", "but at least",
+		"but not more than", "but not less than", "but under", "but below", "and less than", "and under"} {
+		if strings.EqualFold(s, j) {
+			return true
+		}
 	}
 	return false
 }
@@ -347,9 +352,10 @@ func conditionBefore(s string) bool {
 		if w == "" || hasDigit(w) {
 			return false
 		}
-		switch strings.ToLower(w) {
-		case "with", "if", "when", "where", "whenever", "having", "once":
-			return true
+		for _, c := range [...]string{"with", "if", "when", "where", "whenever", "having", "once"} {
+			if strings.EqualFold(w, c) {
+				return true
+			}
 		}
 		s = s[:k]
 	}
@@ -365,13 +371,12 @@ func fallBefore(s string) bool {
 		for k > 0 && isWordByte(s[k-1]) {
 			k--
 		}
-		switch w := strings.ToLower(s[k:]); w {
-		case "by", "of":
+		w := s[k:]
+		if w == "by" || w == "of" {
 			s = s[:k]
 			continue
-		default:
-			return fallWords[w]
 		}
+		return len(w) <= 10 && fallWords[w] // lower case, as changes are written mid-sentence
 	}
 	return false
 }
