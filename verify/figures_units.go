@@ -286,6 +286,11 @@ func rangeScales(figs []Figure, s string) {
 		pos = start + len(figs[i].Text)
 		figs[i].Condition = conditionBefore(s[:start])
 		figs[i].Fall = fallBefore(s[:start])
+		if figs[i].BasisPoints && changeBefore(s[:start]) {
+			// "raised by 50 basis points", "up 25 bps": a change of a
+			// rate, in points; no rate of 0.50% itself.
+			figs[i].BasisPoints = false
+		}
 		if i > 0 && prevEnd >= 0 && boundedRangeJoin(s[prevEnd:start]) {
 			a, b := &figs[i-1], &figs[i]
 			if a.Kind == "number" && !a.Reference && (strings.HasPrefix(b.Kind, "duration:") || strings.HasPrefix(b.Kind, "measure:") ||
@@ -380,6 +385,30 @@ func fallBefore(s string) bool {
 	}
 	return false
 }
+
+// changeBefore reports whether a word of change ends s, or stands before
+// a "by" that does ("raised by", "up", "widened by").
+func changeBefore(s string) bool {
+	for n := 0; n < 2 && s != ""; n++ {
+		s = strings.TrimRight(s, " ")
+		k := len(s)
+		for k > 0 && isWordByte(s[k-1]) {
+			k--
+		}
+		w := s[k:]
+		if w == "by" {
+			s = s[:k]
+			continue
+		}
+		return len(w) <= 10 && (fallWords[w] || riseWords[w])
+	}
+	return false
+}
+
+// riseWords state a change as a rise or a move.
+var riseWords = map[string]bool{"rose": true, "rise": true, "rises": true, "risen": true, "raised": true, "raise": true,
+	"increased": true, "increase": true, "increases": true, "up": true, "grew": true, "widened": true, "narrowed": true,
+	"cut": true, "lowered": true, "changed": true, "moved": true, "improved": true}
 
 // fallWords state a change as a fall.
 var fallWords = map[string]bool{"fell": true, "fall": true, "falls": true, "fallen": true, "declined": true,

@@ -179,6 +179,14 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 		if len(missing) > 0 {
 			missing = withoutOwnSections(missing, good, cr.Evidence, cl.Text)
 		}
+		if contradicted && outsideQuote(missing, good) {
+			// The quote's other figures of the kind are other facts: the
+			// cited chunk states each figure the claim misses, exactly,
+			// outside the quote ("Restructuring charges | 1,500 | 3,200"
+			// quoted for a claim of the whole reconciliation). The quote
+			// is narrower than the claim: insufficient, not contradicted.
+			contradicted = false
+		}
 	}
 	qMissing, qUnsupported, qContradicted := c.checkQualifiers(cl.Text, evidence)
 	var meaning meaningResult
@@ -670,7 +678,7 @@ func outsideQuote(missing []Figure, good []accepted) bool {
 			continue // the whole chunk is the span already
 		}
 		quoted = true
-		chunkFigs = appendFigures(chunkFigs, g.meaning.chunk)
+		chunkFigs = appendEvidenceFigures(chunkFigs, g.meaning.chunk, "", missing) // a table's scale too
 	}
 	if !quoted {
 		return false
