@@ -24,6 +24,9 @@ func (m *meaningScanner) names(evs []meaningEvidence, res *meaningResult) {
 				end++
 			}
 			docName := toks[end-1].flags&fDocWord != 0
+			// "Side A" for the evidence's "Insuring Agreement A": a trade's
+			// name for a part the evidence designates by the same letter.
+			docName = docName || end-k == 2 && m.designatedIn(evs, end-1)
 			// A name spelt out where the evidence abbreviates it ("Chief
 			// Financial Officer" for "CFO") is the evidence's own.
 			spelt := end-k >= 2 && heldBy(evs, m.claim.initials(k, end))
@@ -52,6 +55,40 @@ func (m *meaningScanner) names(evs []meaningEvidence, res *meaningResult) {
 			res.unsupported = true
 		}
 	}
+}
+
+// designatedIn reports whether claim token d is a one-letter or numeral
+// designator ("A", "B", "2") that a cited chunk puts after a capitalized
+// word of its own ("Insuring Agreement A", "Coverage B").
+func (m *meaningScanner) designatedIn(evs []meaningEvidence, d int) bool {
+	t := &m.claim.toks[d]
+	w := m.claim.s[t.start:t.end]
+	if len(w) != 1 || !(w[0] >= 'A' && w[0] <= 'Z' || w[0] >= '1' && w[0] <= '9') {
+		return false
+	}
+	for i := range evs {
+		c := evs[i].chunk
+		for from := 0; ; {
+			j := strings.Index(c[from:], " "+w)
+			if j < 0 {
+				break
+			}
+			j += from
+			end := j + 1 + len(w)
+			from = end
+			if end < len(c) && isWordByte(c[end]) {
+				continue
+			}
+			k := j
+			for k > 0 && isWordByte(c[k-1]) {
+				k--
+			}
+			if k < j && c[k] >= 'A' && c[k] <= 'Z' && j-k >= 3 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // codeNames: a path, setting, identifier or package name of the claim

@@ -97,6 +97,8 @@ var meaningCases = []meaningCase{
 	{"or sooner by condition, twin", "Referral to the clinic should come earlier than three months on four agents.", "Refer to the clinic if BP remains above target after 3 months on four agents.", reasonDirection},
 	{"a modal of another clause's verb", "The roller clamp has to be closed before the pump door is opened, since opening the door with the clamp open can cause free flow.", "Opening the door with the clamp open may cause uncontrolled free flow and serious injury.", ""},
 	{"a modal of another clause's verb, twin", "The roller clamp has to be closed before the pump door is opened.", "The roller clamp may be closed before the pump door is opened.", reasonModality},
+	{"a trade name for a designated part", "Side A has no retention, whereas Side B carries a retention of USD 250,000 per Claim.", "| Retention: Insuring Agreement A | None |\n| Retention: Insuring Agreement B | USD 250,000 each Claim |", ""},
+	{"a trade name for a designated part, twin", "Under the policy, Side D has no retention.", "| Retention: Insuring Agreement A | None |\n| Retention: Insuring Agreement B | USD 250,000 each Claim |", reasonName},
 	{"lasts is no last", "The initial term lasts until the 10th anniversary of the opening date.", "The initial term expires on the tenth (10th) anniversary of the date the Restaurant first opens for business.", ""},
 	{"lasts is no last, twin", "The fee is charged on the last day of the term.", "The fee is charged on the first day of the term.", reasonAntonym},
 	{"a cap said at any time", "Agency debentures count only up to 30% of the Posted Credit Support.", "Agency debentures shall not at any time exceed 30% of the Posted Credit Support.", ""},
