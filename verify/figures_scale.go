@@ -133,7 +133,9 @@ func appendScales(out []Figure, start int, span, before string, claim []Figure) 
 	cur, inForce := lastScale(before)
 	next, found := nextScale(span, 0)
 	if !inForce && !found {
-		return out
+		if cur, inForce = impliedScale(out[start:]); !inForce {
+			return appendHeaderCurrency(out, start, span, before)
+		}
 	}
 	out = out[:start]
 	pos := 0
@@ -181,6 +183,71 @@ func appendScaled(out []Figure, s string, sc unitScale, inForce bool) []Figure {
 		}
 	}
 	return out
+}
+
+// impliedScale returns the scale a span's own words give its table when no
+// statement does: a bare number that is, in thousands, millions or
+// billions, an amount the span writes out ("RWAs increased … to GBP 128.6
+// billion" over "| Total RWAs | 128,600 |" is a table in GBP millions).
+func impliedScale(figs []Figure) (unitScale, bool) {
+	for _, a := range figs {
+		sc := scaleWordOf(a.Text)
+		if !strings.HasPrefix(a.Kind, "amount:") || sc == 0 {
+			continue
+		}
+		for _, b := range figs {
+			if !bare(b) {
+				continue
+			}
+			for _, exp := range [...]int{3, 6, 9} {
+				if exp <= sc && scaleSigned(b.Value, exp) == a.Value {
+					return unitScale{currency: strings.TrimPrefix(a.Kind, "amount:"), exp: exp, start: -1, end: -1}, true
+				}
+			}
+		}
+	}
+	return unitScale{}, false
+}
+
+// appendHeaderCurrency adds, for a table whose header row names a currency
+// ("| Amount (GBP) |", "| Limit any one loss (USD) |"), the amount each bare
+// number of the span states in it.
+func appendHeaderCurrency(out []Figure, start int, span, before string) []Figure {
+	cur := headerCurrency(before, span)
+	if cur == "" {
+		return out
+	}
+	for k, n := start, len(out); k < n; k++ {
+		if f := out[k]; bare(f) && strings.Contains(span, "| "+f.Text) {
+			out = append(out, Figure{Kind: "amount:" + cur, Value: f.Value, Text: f.Text})
+		}
+	}
+	return out
+}
+
+// headerCurrency is the currency code a table header row before or in the
+// span names in parentheses ("(GBP)"), or "".
+func headerCurrency(before, span string) string {
+	for _, text := range [2]string{before, span} {
+		for rest := text; rest != ""; {
+			line, next, _ := strings.Cut(rest, "\n")
+			rest = next
+			if !strings.HasPrefix(strings.TrimSpace(line), "|") || !headerRow(next) {
+				continue
+			}
+			for i := strings.IndexByte(line, '('); i >= 0 && i+4 < len(line); {
+				if line[i+4] == ')' && currencyCodes[line[i+1:i+4]] {
+					return line[i+1 : i+4]
+				}
+				j := strings.IndexByte(line[i+1:], '(')
+				if j < 0 {
+					break
+				}
+				i += 1 + j
+			}
+		}
+	}
+	return ""
 }
 
 // holdsScaledNumber reports whether figs hold a number written with a

@@ -286,11 +286,6 @@ func rangeScales(figs []Figure, s string) {
 		pos = start + len(figs[i].Text)
 		figs[i].Condition = conditionBefore(s[:start])
 		figs[i].Fall = fallBefore(s[:start])
-		if figs[i].BasisPoints && changeBefore(s[:start]) {
-			// "raised by 50 basis points", "up 25 bps": a change of a
-			// rate, in points; no rate of 0.50% itself.
-			figs[i].BasisPoints = false
-		}
 		if i > 0 && prevEnd >= 0 && boundedRangeJoin(s[prevEnd:start]) {
 			a, b := &figs[i-1], &figs[i]
 			if a.Kind == "number" && !a.Reference && (strings.HasPrefix(b.Kind, "duration:") || strings.HasPrefix(b.Kind, "measure:") ||
@@ -368,16 +363,17 @@ func conditionBefore(s string) bool {
 }
 
 // fallBefore reports whether a word of decline ends s, or stands before a
-// "by" or "of" that does ("slipped 1.0%", "fell by 2%", "a decrease of 3%").
+// "by", "of", "it" or "them" that does ("slipped 1.0%", "fell by 2%", "a
+// decrease of 3%", "reduced them by GBP 700 million").
 func fallBefore(s string) bool {
-	for n := 0; n < 2 && s != ""; n++ {
+	for n := 0; n < 3 && s != ""; n++ {
 		s = strings.TrimRight(s, " ")
 		k := len(s)
 		for k > 0 && isWordByte(s[k-1]) {
 			k--
 		}
 		w := s[k:]
-		if w == "by" || w == "of" {
+		if w == "by" || w == "of" || w == "them" || w == "it" {
 			s = s[:k]
 			continue
 		}
@@ -386,35 +382,12 @@ func fallBefore(s string) bool {
 	return false
 }
 
-// changeBefore reports whether a word of change ends s, or stands before
-// a "by" that does ("raised by", "up", "widened by").
-func changeBefore(s string) bool {
-	for n := 0; n < 2 && s != ""; n++ {
-		s = strings.TrimRight(s, " ")
-		k := len(s)
-		for k > 0 && isWordByte(s[k-1]) {
-			k--
-		}
-		w := s[k:]
-		if w == "by" {
-			s = s[:k]
-			continue
-		}
-		return len(w) <= 10 && (fallWords[w] || riseWords[w])
-	}
-	return false
-}
-
-// riseWords state a change as a rise or a move.
-var riseWords = map[string]bool{"rose": true, "rise": true, "rises": true, "risen": true, "raised": true, "raise": true,
-	"increased": true, "increase": true, "increases": true, "up": true, "grew": true, "widened": true, "narrowed": true,
-	"cut": true, "lowered": true, "changed": true, "moved": true, "improved": true}
-
 // fallWords state a change as a fall.
 var fallWords = map[string]bool{"fell": true, "fall": true, "falls": true, "fallen": true, "declined": true,
 	"decline": true, "declines": true, "decreased": true, "decrease": true, "decreases": true, "dropped": true,
 	"drop": true, "drops": true, "slipped": true, "slip": true, "slips": true, "down": true, "shrank": true,
-	"contracted": true, "dipped": true, "eased": true}
+	"contracted": true, "dipped": true, "eased": true, "reduced": true, "reduce": true, "reduces": true, "lowered": true,
+	"lost": true, "deducted": true}
 
 // rangeJoin reports whether s joins the two ends of a range.
 func rangeJoin(s string) bool {
