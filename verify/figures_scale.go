@@ -116,7 +116,8 @@ func percentHeader(before, span string) bool {
 		for rest := text; rest != ""; {
 			line, next, _ := strings.Cut(rest, "\n")
 			rest = next
-			if strings.HasPrefix(strings.TrimSpace(line), "|") && strings.Contains(line, "%") && headerRow(next) {
+			if strings.HasPrefix(strings.TrimSpace(line), "|") && (strings.Contains(line, "%") || strings.Contains(line, "per cent") ||
+				strings.Contains(line, "percent")) && headerRow(next) {
 				return true
 			}
 		}

@@ -276,7 +276,7 @@ func unitOfNumber(s string, i int, w string) bool {
 // currency it states once, at its start ("USD 1.58 to 1.64 billion").
 func rangeScales(figs []Figure, s string) {
 	pos := 0
-	prevEnd := -1
+	prevEnd, prevStart := -1, 0
 	for i := range figs {
 		at := strings.Index(s[pos:], figs[i].Text)
 		if at < 0 {
@@ -284,6 +284,8 @@ func rangeScales(figs []Figure, s string) {
 		}
 		start := pos + at
 		pos = start + len(figs[i].Text)
+		aStart := prevStart
+		prevStart = start
 		figs[i].Condition = conditionBefore(s[:start])
 		figs[i].Fall = fallBefore(s[:start])
 		if i > 0 && prevEnd >= 0 && boundedRangeJoin(s[prevEnd:start]) {
@@ -292,8 +294,8 @@ func rangeScales(figs []Figure, s string) {
 				b.Kind == "percent") && !yearLike(a.Value) && lessValue(a.Value, b.Value) {
 				a.Kind = b.Kind // "5 to less than 10 years": years at both ends
 			}
-			if a.Kind == b.Kind && (a.Kind != "number" || !a.Reference && !b.Reference) {
-				a.RangeEnd = b.Value
+			if a.Kind == b.Kind && (a.Kind != "number" || !a.Reference && !b.Reference) && !byBefore(s[:aStart]) {
+				a.RangeEnd = b.Value // not "increased by GBP 3.7 billion to GBP 128.6 billion": a change
 			}
 		}
 		if i > 0 && prevEnd >= 0 && rangeJoin(s[prevEnd:start]) {
@@ -309,6 +311,12 @@ func rangeScales(figs []Figure, s string) {
 		}
 		prevEnd = pos
 	}
+}
+
+// byBefore reports whether s ends with the word "by".
+func byBefore(s string) bool {
+	s = strings.TrimRight(s, " ")
+	return strings.HasSuffix(s, " by") || s == "by"
 }
 
 // lessValue reports whether the number a is below the number b.

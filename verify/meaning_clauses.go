@@ -1139,7 +1139,7 @@ func (m *meaningScanner) bounds(claim string, evs []meaningEvidence, res *meanin
 			if !ok {
 				continue
 			}
-			same, opposite, ow := false, false, ""
+			same, opposite, ow, excepted := false, false, "", false
 			for i := range evs {
 				et := &m.ev[i]
 				for _, g := range m.scans[i].figures() {
@@ -1151,6 +1151,7 @@ func (m *meaningScanner) bounds(claim string, evs []meaningEvidence, res *meanin
 							same = true
 						} else {
 							opposite, ow = true, w
+							excepted = excepted || et.exceptionAround(g.start)
 						}
 					} else if kind == kBound && et.rangeEnd(g.start, g.end) == int(cv) {
 						// "50 to 95" bounds 95 from above as "up to 95"
@@ -1163,12 +1164,50 @@ func (m *meaningScanner) bounds(claim string, evs []meaningEvidence, res *meanin
 			if opposite && !same && kind == kTiming && m.timingSaid(cv) {
 				same = true // "after 3 months on four agents, or sooner if …": both ways, by condition
 			}
+			if opposite && !same && excepted && m.claim.restrictedAnywhere() {
+				// "do not exceed 10 per cent. …, except during the 30 days
+				// following …" for "may exceed 10% only during the 30
+				// days after …": the claim's "only" restates the exception,
+				// which turns the bound around. A person decides.
+				m.add(res, "direction", reasonPolarityUnconfirmed, cw+" "+f.Text, ow)
+				res.review = true
+				continue
+			}
 			if opposite && !same {
 				m.add(res, "direction", reasonDirection, cw+" "+f.Text, ow)
 				res.contradicted = true
 			}
 		}
 	}
+}
+
+// exceptionAround reports whether the sentence part holding byte at has
+// an exception ("provided that no Event of Default will occur … if … less
+// than", "do not exceed …, except during").
+func (t *mtext) exceptionAround(at int) bool {
+	for i := range t.clauses {
+		c := &t.clauses[i]
+		if c.from < c.to && t.toks[c.from].start <= at && at < t.toks[c.to-1].end {
+			return t.segmentHasException(c.segment)
+		}
+	}
+	return false
+}
+
+// restrictedAnywhere reports whether the text restricts what it says:
+// a clause with a restriction, or an "only" ("only bites where …").
+func (t *mtext) restrictedAnywhere() bool {
+	for i := range t.clauses {
+		if t.clauses[i].restricted {
+			return true
+		}
+	}
+	for k := range t.toks {
+		if t.toks[k].w == "only" {
+			return true
+		}
+	}
+	return false
 }
 
 // timingSaid reports whether a cited sentence holds a timing of value v

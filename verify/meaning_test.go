@@ -99,6 +99,8 @@ var meaningCases = []meaningCase{
 	{"a modal of another clause's verb, twin", "The roller clamp has to be closed before the pump door is opened.", "The roller clamp may be closed before the pump door is opened.", reasonModality},
 	{"a trade name for a designated part", "Side A has no retention, whereas Side B carries a retention of USD 250,000 per Claim.", "| Retention: Insuring Agreement A | None |\n| Retention: Insuring Agreement B | USD 250,000 each Claim |", ""},
 	{"a trade name for a designated part, twin", "Under the policy, Side D has no retention.", "| Retention: Insuring Agreement A | None |\n| Retention: Insuring Agreement B | USD 250,000 each Claim |", reasonName},
+	{"a bound an exception turns around, restated with only", "Cash may exceed 10% of NAV only during the 30 days after a large withdrawal.", "Cash and cash equivalents do not exceed 10 per cent. of NAV, except during the 30 days following a large withdrawal.", reasonPolarityUnconfirmed},
+	{"a bound an exception turns around, twin", "Cash may exceed 10% of NAV during the 30 days after a large withdrawal.", "Cash and cash equivalents do not exceed 10% of NAV during the 30 days following a large withdrawal.", reasonDirection},
 	{"lasts is no last", "The initial term lasts until the 10th anniversary of the opening date.", "The initial term expires on the tenth (10th) anniversary of the date the Restaurant first opens for business.", ""},
 	{"lasts is no last, twin", "The fee is charged on the last day of the term.", "The fee is charged on the first day of the term.", reasonAntonym},
 	{"a cap said at any time", "Agency debentures count only up to 30% of the Posted Credit Support.", "Agency debentures shall not at any time exceed 30% of the Posted Credit Support.", ""},
