@@ -646,6 +646,13 @@ func (m *meaningScanner) modality(ci int, ev []mtext, al []alignment, res *meani
 	if m.modalOfAnotherClause(ci, verb, ev, al) {
 		return
 	}
+	if c.modals&(1<<vObligation) != 0 && m.claim.purposeOrCondition() && m.provisoAligned(ev, al[:1], verb) {
+		// "may withhold a disputed amount, provided that it notifies the
+		// Licensor … within 20 days" for "to withhold a disputed sum, the
+		// Licensee must give written notice within 20 days": a proviso is
+		// what one must do to have the right.
+		return
+	}
 	stated := c.modals&^(quoted|m.modalSaid(ev, c, verb)) == 0
 	claimWords := m.claim.matchWords(c, kModal)
 	evWords := ev[al[0].ev].matchWords(&ev[al[0].ev].clauses[al[0].clause], kModal)
@@ -659,6 +666,50 @@ func (m *meaningScanner) modality(ci int, ev []mtext, al []alignment, res *meani
 		m.add(res, "modality", "qualifier_missing:restriction", claimWords, evWords+" only")
 		res.clarify = appendOnce(res.clarify, "restriction")
 	}
+}
+
+// purposeOrCondition reports whether the text opens with a purpose ("To
+// withhold a disputed sum, …") or holds a condition clause ("if …").
+func (t *mtext) purposeOrCondition() bool {
+	if len(t.toks) > 0 && t.toks[0].w == "to" {
+		return true
+	}
+	for i := range t.clauses {
+		if t.clauses[i].condition {
+			return true
+		}
+	}
+	return false
+}
+
+// provisoAligned reports whether a clause the claim lines up with holds a
+// proviso ("provided that …", "on condition that …"), in a sentence part
+// whose modals govern other verbs than the claim's (verb): "may cure …, provided that …" for "is required to cure"
+// strengthens the "may" itself.
+func (m *meaningScanner) provisoAligned(ev []mtext, al []alignment, verb int) bool {
+	for _, a := range al {
+		et := &ev[a.ev]
+		e := &et.clauses[a.clause]
+		if e.exception < 0 {
+			continue
+		}
+		switch et.toks[e.exception].w {
+		case "provided", "providing", "on":
+		default:
+			continue
+		}
+		for j := range et.clauses {
+			o := &et.clauses[j]
+			if o.segment != e.segment {
+				continue
+			}
+			if h := et.modalHead(o); h >= 0 && verb >= 0 && et.toks[h].stem == m.claim.toks[verb].stem {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // modalOfAnotherClause reports whether the modal of the evidence clause
