@@ -655,6 +655,8 @@ func measure(s, val string, j int, cur string, from int) (Figure, int) {
 		}
 	}
 	switch {
+	case k == j && (lw == "st" || lw == "nd" || lw == "rd" || lw == "th") && integer:
+		f.Kind, end = "ordinal", w // "the 1st", "the 4th anniversary": an ordinal counts nothing
 	case strings.HasPrefix(s[j:], "%") || strings.HasPrefix(s[j:], " %"):
 		f.Kind, end = "percent", strings.Index(s[j:], "%")+j+1
 		if prefixFold(s, end, "-point") {
@@ -775,6 +777,9 @@ func measure(s, val string, j int, cur string, from int) (Figure, int) {
 				at, prev = nw, ln
 			}
 		}
+	}
+	if f.Kind == "ordinal" {
+		f.Kind = "number"
 	}
 	f.Text = strings.TrimSpace(s[from:end])
 	return f, end

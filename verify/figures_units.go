@@ -511,16 +511,17 @@ func durationSum(a, b Figure) (Figure, bool) {
 }
 
 // perTimeHeld reports whether a claim's rate per unit of time ("10 mg per
-// day") is found as its amount in the evidence ("10 mg once daily"): the
-// evidence may state the period in words of its own. A rate per anything
-// else ("6 mg/kg") is a unit of its own.
+// day") or per dose is found as its amount in the evidence ("10 mg once
+// daily", "the maximum single dose is 1 g"): the evidence may state the
+// period in words of its own. A rate per anything else ("6 mg/kg") is a
+// unit of its own.
 func perTimeHeld(f Figure, evidence []Figure) bool {
 	unit, per, ok := strings.Cut(strings.TrimPrefix(f.Kind, "measure:"), "/")
 	if !ok || !isMeasure(f.Kind) {
 		return false
 	}
 	switch per {
-	case "day", "week", "month", "year", "hour", "minute", "min", "h", "d":
+	case "day", "week", "month", "year", "hour", "minute", "min", "h", "d", "dose":
 	default:
 		return false
 	}
