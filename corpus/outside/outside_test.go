@@ -513,8 +513,10 @@ func line(b *strings.Builder, o outcome) {
 
 // maxFalseBlocksHeldout16 is the same bound for heldout16.jsonl, a
 // sixteenth held-out set, on banking, reinsurance, clinical, zoning and
-// guaranty documents its tester wrote (docs16/).
-const maxFalseBlocksHeldout16 = 19
+// guaranty documents its tester wrote (docs16/): 20 at its first run (14
+// of them quotes narrower than the claim, which the contract removes), 14
+// since the fixes it showed (all narrower quotes; README.md).
+const maxFalseBlocksHeldout16 = 14
 
 // TestOutsideHeldout16 is TestOutside on heldout16.jsonl, whose documents
 // are the project's own (docs16/), bounded by maxFalseBlocksHeldout16.
@@ -524,8 +526,9 @@ func TestOutsideHeldout16(t *testing.T) {
 
 // maxFalseBlocksHeldout17 is the same bound for heldout17.jsonl, a
 // seventeenth held-out set, on medical device, employment, SaaS, appellate
-// and D&O insurance documents its tester wrote (docs17/).
-const maxFalseBlocksHeldout17 = 16
+// and D&O insurance documents its tester wrote (docs17/): 18 at its first
+// run (12 narrower quotes or elisions), 10 since (all narrower quotes).
+const maxFalseBlocksHeldout17 = 10
 
 // TestOutsideHeldout17 is TestOutside on heldout17.jsonl, whose documents
 // are the project's own (docs17/), bounded by maxFalseBlocksHeldout17.
@@ -536,8 +539,9 @@ func TestOutsideHeldout17(t *testing.T) {
 // maxFalseBlocksHeldout18 is the same bound for heldout18.jsonl, an
 // eighteenth held-out set, on derivatives collateral, sepsis, general
 // liability, home purchase and earnings documents its tester wrote
-// (docs18/).
-const maxFalseBlocksHeldout18 = 31
+// (docs18/): 31 at its first run (18 narrower quotes or elisions), 23
+// since (21 of them narrower quotes or an elision that drops an exception).
+const maxFalseBlocksHeldout18 = 23
 
 // TestOutsideHeldout18 is TestOutside on heldout18.jsonl, whose documents
 // are the project's own (docs18/), bounded by maxFalseBlocksHeldout18.
@@ -547,11 +551,40 @@ func TestOutsideHeldout18(t *testing.T) {
 
 // maxFalseBlocksHeldout19 is the same bound for heldout19.jsonl, a
 // nineteenth held-out set, on formulary, franchise, trial consent,
-// mortgage and cyber insurance documents its tester wrote (docs19/).
-const maxFalseBlocksHeldout19 = 18
+// mortgage and cyber insurance documents its tester wrote (docs19/): 18
+// at its first run (12 narrower quotes or elisions), 13 since (all
+// narrower quotes).
+const maxFalseBlocksHeldout19 = 13
 
 // TestOutsideHeldout19 is TestOutside on heldout19.jsonl, whose documents
 // are the project's own (docs19/), bounded by maxFalseBlocksHeldout19.
 func TestOutsideHeldout19(t *testing.T) {
 	runOutsideIn(t, ".", "heldout19.jsonl", maxFalseBlocksHeldout19)
+}
+
+// maxFalseBlocksHeldout21 is the same bound for heldout21.jsonl, a
+// twenty-first held-out set, on software licensing, paediatric dosing,
+// marine cargo, bank capital and tenancy documents its tester wrote
+// (docs21/): 18 at its first run, after the fixes of sets 16 to 19 (7
+// narrower quotes), 11 since (8 narrower quotes).
+const maxFalseBlocksHeldout21 = 11
+
+// TestOutsideHeldout21 is TestOutside on heldout21.jsonl, whose documents
+// are the project's own (docs21/), bounded by maxFalseBlocksHeldout21.
+func TestOutsideHeldout21(t *testing.T) {
+	runOutsideIn(t, ".", "heldout21.jsonl", maxFalseBlocksHeldout21)
+}
+
+// maxFalseBlocksHeldout20 is the same bound for heldout20.jsonl, a
+// twentieth held-out set, on term loan, renal dosing, property and
+// business interruption, asset management and unemployment insurance
+// documents its tester wrote (docs20/): 12 at its first run, which came
+// after the fixes of sets 16 to 19 (9 of them quotes narrower than the
+// claim), 9 since (all narrower quotes).
+const maxFalseBlocksHeldout20 = 9
+
+// TestOutsideHeldout20 is TestOutside on heldout20.jsonl, whose documents
+// are the project's own (docs20/), bounded by maxFalseBlocksHeldout20.
+func TestOutsideHeldout20(t *testing.T) {
+	runOutsideIn(t, ".", "heldout20.jsonl", maxFalseBlocksHeldout20)
 }
