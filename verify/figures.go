@@ -154,6 +154,8 @@ func scanFigures(out []Figure, s string) []Figure {
 				neg := false
 				if k := minusBeforeDigit(s, n); k > 0 {
 					n, neg = n+k, true // "EUR -2.5 million"
+				} else if n+1 < len(s) && s[n] == '(' && isDigit(rune(s[n+1])) {
+					n++ // "GBP (700) million": an accounting deduction, its size as a bare "(700)" is read
 				}
 				if f, m, ok := number(s, n, code, i); ok {
 					out = append(out, signed(f, neg))
@@ -628,9 +630,10 @@ func number(s string, i int, cur string, from int) (Figure, int, bool) {
 func measure(s, val string, j int, cur string, from int) (Figure, int) {
 	integer := !strings.Contains(val, ".")
 	k := skipSpaces(s, j)
-	if k < len(s) && s[k] == ')' && from > 0 && s[from-1] == '(' && !spelledBefore(s, from-1) {
+	if k < len(s) && s[k] == ')' && (from > 0 && s[from-1] == '(' && !spelledBefore(s, from-1) || strings.IndexByte(s[from:j], '(') >= 0) {
 		// "one and one-half (1.5) times": the digits repeat the words, and
-		// what follows the parenthesis is what they measure.
+		// what follows the parenthesis is what they measure; "GBP (700)
+		// million" is a deduction of GBP 700 million.
 		k = skipSpaces(s, k+1)
 	}
 	word, w := wordAt(s, k)

@@ -22,7 +22,8 @@ func TestFigures(t *testing.T) {
 		{"3,25x and 3.5x and 3.25:1 and 13:4", []string{"multiple=3.25", "multiple=3.5", "multiple=3.25", "multiple=3.25"}},
 		{"fell from 3.39% in 2023 to 3.21% in 2024", []string{"percent=3.39", "number=2023", "percent=3.21", "year=2024"}}, // no range of 2023 to 3.21%
 		{"| 5 to less than 10 years | 23 days |", []string{"duration:year=5", "duration:year=10", "duration:day=23"}},
-		{"from 2 to 5 days", []string{"duration:day=2", "duration:day=5"}}, // a range: the unit at its end is both ends
+		{"model updates of GBP (1,100) million and", []string{"amount:GBP=1100000000"}}, // a deduction's size
+		{"from 2 to 5 days", []string{"duration:day=2", "duration:day=5"}},              // a range: the unit at its end is both ends
 		{"EUR 2,500.01 and $1.2 million and 75 EUR and €3", []string{"amount:EUR=2500.01", "amount:USD=1200000", "amount:EUR=75", "amount:EUR=3"}},
 		{"12.5% and 12,5 % and 7 percent", []string{"percent=12.5", "percent=12.5", "percent=7"}},
 		{"on 2025-03-31, 31 March 2025, March 31, 2025 and March 2025", []string{"date=2025-03-31", "date=2025-03-31", "date=2025-03-31", "date=2025-03"}},
