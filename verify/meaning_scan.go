@@ -484,17 +484,20 @@ func (t *mtext) negatedBounds() {
 	for mi := range t.matches {
 		m := &t.matches[mi]
 		if m.kind != kBound && m.kind != kTiming ||
-			m.kind == kBound && (!comparisonWords[toks[m.from].w] || !t.figureAt(m.to)) {
-			continue // "not acknowledged within 6 days" denies the acknowledging, "not … under the assumption" the optimising
+			m.kind == kBound && (!comparisonWords[toks[m.from].w] || !t.figureAt(m.to) && m.to < len(toks)) {
+			continue // "not acknowledged within 6 days" denies the acknowledging, "not … under the assumption" the optimising (a text cut after its bound, as a quote may be, is read as if its number followed)
 		}
 		reach := 3 // "has not received more than two"
 		if m.kind == kTiming {
 			reach = 1 // "not before"; "must not be dropped before" denies the dropping
 		}
 		flipped := false
-		for k := m.from - 1; k >= 0 && k >= m.from-reach; k-- {
+		for k, n := m.from-1, 0; k >= 0 && n < reach; k, n = k-1, n+1 {
 			if toks[k+1].brk >= brkComma {
 				break
+			}
+			if toks[k].w == "be" || toks[k].w == "been" {
+				n-- // "shall not be changed by more than 20%": the passive's "be" is no word of its own
 			}
 			if toks[k].neg {
 				if deniesNecessity(toks, k) {
@@ -558,6 +561,19 @@ func (t *mtext) covenantNegator(b int) int {
 				return k
 			}
 		}
+		if toks[k].w == "no" {
+			// "No single Portfolio Company shall receive, at the time of
+			// investment, more than 20%": the subject's "no" denies the
+			// verb after its modal.
+			for j := k + 1; j < b-1 && j <= k+6; j++ {
+				if toks[j].brk >= brkComma {
+					break
+				}
+				if modalWords[toks[j].w] && boundVerbs[toks[j+1].w] {
+					return k
+				}
+			}
+		}
 		return -1
 	}
 	return -1
@@ -569,7 +585,11 @@ const covenantReach = 30
 // boundVerbs are the acts a covenant limits: permitting (a ratio to be
 // less than), making, incurring, paying, spending, borrowing, lending.
 var boundVerbs = map[string]bool{"permit": true, "allow": true, "suffer": true, "cause": true, "make": true,
-	"incur": true, "pay": true, "declare": true, "spend": true, "invest": true, "borrow": true, "lend": true}
+	"incur": true, "pay": true, "declare": true, "spend": true, "invest": true, "borrow": true, "lend": true,
+	"receive": true, "hold": true, "acquire": true}
+
+// modalWords are the modals a subject's "no" reaches its verb through.
+var modalWords = map[string]bool{"shall": true, "may": true, "will": true, "must": true, "can": true, "should": true}
 
 // figureAt reports whether token k starts a figure: digits, a currency
 // sign's number or a number word ("more than two").
