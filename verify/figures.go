@@ -746,9 +746,15 @@ func measure(s, val string, j int, cur string, from int) (Figure, int) {
 			// "12 more months", "3 further banks": the unit follows the modifier.
 			next, nw := wordAt(s, skipSpaces(s, w))
 			ln := strings.ToLower(next)
+			n2, n2w := wordAt(s, skipSpaces(s, nw))
 			switch {
 			case durationUnits[ln] != "":
 				f.Kind, end = "duration:"+durationUnits[ln], nw
+			case next != "" && unicode.IsLower(rune(next[0])) && !functionWords[ln] && skipSpaces(s, nw) > nw &&
+				durationUnits[strings.ToLower(n2)] != "" && ln != "calendar" && dayQualifiers[ln] == "":
+				// "the 60 additional inpatient days": a word between the
+				// modifier and the unit describes the days.
+				f.Kind, end = "duration:"+durationUnits[strings.ToLower(n2)], n2w
 			case dayUnit(ln, s, nw) != "":
 				// "seven consecutive calendar days", "5 consecutive Business Days"
 				f.Kind, end = "duration:"+dayUnit(ln, s, nw), wordEnd(s, skipSpaces(s, nw))

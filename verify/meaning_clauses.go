@@ -1305,7 +1305,7 @@ func (t *mtext) boundAt(fs, fe int, kind uint8) (uint8, string, bool) {
 		// written after its number ("ST3 or above", "a $15 floor") is that
 		// number's, never the next one's.
 		before := mt.to <= first && first-mt.to <= 3 && !t.breakBetween(mt.to, first) && !t.numberBetween(mt.to, first) &&
-			!t.postposed(mt)
+			!t.postposed(mt) && !t.matchBetween(mt.to, first, kind)
 		after := mt.from > last && mt.from-last <= 2 && !t.breakBetween(last+1, mt.from+1) && (kind == kTiming || t.followsItsNumber(mt))
 		if before || after {
 			v := mt.value
@@ -1316,6 +1316,18 @@ func (t *mtext) boundAt(fs, fe int, kind uint8) (uint8, string, bool) {
 		}
 	}
 	return 0, "", false
+}
+
+// matchBetween reports whether a phrase of kind lies in tokens [from, to):
+// "hand over Form NV-OBS within 36 hours" bounds 36 hours by "within",
+// the nearer, not by the verb's "over".
+func (t *mtext) matchBetween(from, to int, kind uint8) bool {
+	for _, mt := range t.matches {
+		if mt.kind == kind && mt.from >= from && mt.to <= to {
+			return true
+		}
+	}
+	return false
 }
 
 // postposed reports whether bound phrase p follows the number it bounds:
