@@ -566,8 +566,8 @@ func TestOutsideHeldout19(t *testing.T) {
 // twenty-first held-out set, on software licensing, paediatric dosing,
 // marine cargo, bank capital and tenancy documents its tester wrote
 // (docs21/): 18 at its first run, after the fixes of sets 16 to 19 (7
-// narrower quotes), 11 since (8 narrower quotes).
-const maxFalseBlocksHeldout21 = 11
+// narrower quotes), 10 since (8 narrower quotes).
+const maxFalseBlocksHeldout21 = 10
 
 // TestOutsideHeldout21 is TestOutside on heldout21.jsonl, whose documents
 // are the project's own (docs21/), bounded by maxFalseBlocksHeldout21.
@@ -592,11 +592,25 @@ func TestOutsideHeldout20(t *testing.T) {
 // maxFalseBlocksHeldout22 is the same bound for heldout22.jsonl, a
 // twenty-second held-out set, on fund partnership, anticoagulation,
 // professional indemnity, construction and municipal bond documents its
-// tester wrote (docs22/).
-const maxFalseBlocksHeldout22 = -1
+// tester wrote (docs22/): 19 at its first run, after every fix of sets 16
+// to 21 (11 of them quotes narrower than the claim), 15 since (11).
+const maxFalseBlocksHeldout22 = 15
 
 // TestOutsideHeldout22 is TestOutside on heldout22.jsonl, whose documents
 // are the project's own (docs22/), bounded by maxFalseBlocksHeldout22.
 func TestOutsideHeldout22(t *testing.T) {
 	runOutsideIn(t, ".", "heldout22.jsonl", maxFalseBlocksHeldout22)
+}
+
+// maxFalseBlocksHeldout23 is the same bound for heldout23.jsonl, a
+// twenty-third held-out set, on hospital billing, shareholder agreement,
+// travel insurance, mortgage product and workplace exposure documents its
+// tester wrote (docs23/): 14 at its first run, after every fix of sets 16
+// to 22 (8 narrower quotes), 13 since (9).
+const maxFalseBlocksHeldout23 = 13
+
+// TestOutsideHeldout23 is TestOutside on heldout23.jsonl, whose documents
+// are the project's own (docs23/), bounded by maxFalseBlocksHeldout23.
+func TestOutsideHeldout23(t *testing.T) {
+	runOutsideIn(t, ".", "heldout23.jsonl", maxFalseBlocksHeldout23)
 }
