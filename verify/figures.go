@@ -106,17 +106,19 @@ var scales = map[string]int{"thousand": 3, "k": 3, "million": 6, "m": 6, "mn": 6
 // Figures extracts the figures of s in order. The number rules are those of
 // docs/contract.md#figures: a comma or space followed by exactly three digits and a word
 // boundary separates thousands; any other comma is a decimal comma.
-func Figures(s string) []Figure { return appendFigures(nil, s) }
+func Figures(s string) []Figure {
+	figs := appendFigures(nil, s)
+	markClaimFigures(figs, s)
+	return figs
+}
 
 // appendFigures appends the figures of s to out: the verifier reuses one
 // buffer for all the claims of a request.
 func appendFigures(out []Figure, s string) []Figure {
 	n0 := len(out)
 	out = scanFigures(out, s)
-	if len(out)-n0 >= 1 {
-		rangeScales(out[n0:], s)
-	}
 	if len(out)-n0 >= 2 {
+		rangeScales(out[n0:], s)
 		out = append(out[:n0], appendCompoundDurations(out[n0:], s)...)
 	}
 	return out

@@ -286,8 +286,6 @@ func rangeScales(figs []Figure, s string) {
 		pos = start + len(figs[i].Text)
 		aStart := prevStart
 		prevStart = start
-		figs[i].Condition = conditionBefore(s[:start])
-		figs[i].Fall = fallBefore(s[:start])
 		if i > 0 && prevEnd >= 0 && boundedRangeJoin(s[prevEnd:start]) {
 			a, b := &figs[i-1], &figs[i]
 			if a.Kind == "number" && !a.Reference && (strings.HasPrefix(b.Kind, "duration:") || strings.HasPrefix(b.Kind, "measure:") ||
@@ -326,6 +324,23 @@ func lessValue(a, b string) bool {
 	return err1 == nil && err2 == nil && x < y
 }
 
+// markClaimFigures marks the claim's figures a condition introduces or a
+// fall states ("an employee with seven years", "slipped 1.0%"): read for
+// a claim only, since only a claim's figure is judged by them.
+func markClaimFigures(figs []Figure, s string) {
+	pos := 0
+	for i := range figs {
+		at := strings.Index(s[pos:], figs[i].Text)
+		if at < 0 {
+			return
+		}
+		start := pos + at
+		pos = start + len(figs[i].Text)
+		figs[i].Condition = conditionBefore(s[:start])
+		figs[i].Fall = fallBefore(s[:start])
+	}
+}
+
 // boundedRangeJoin reports whether s joins the two ends of a range, the
 // words of a band's bounds included: "5 to less than 10 years", "less than
 // 99.5% but at least 99.0%".
@@ -360,9 +375,11 @@ func conditionBefore(s string) bool {
 		if w == "" || hasDigit(w) {
 			return false
 		}
-		for _, c := range [...]string{"with", "if", "when", "where", "whenever", "having", "once"} {
-			if strings.EqualFold(w, c) {
-				return true
+		if len(w) >= 2 && len(w) <= 8 && strings.IndexByte("wiohWIOH", w[0]) >= 0 {
+			for _, c := range [...]string{"with", "if", "when", "where", "whenever", "having", "once"} {
+				if strings.EqualFold(w, c) {
+					return true
+				}
 			}
 		}
 		s = s[:k]

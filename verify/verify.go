@@ -164,6 +164,7 @@ func (c *checker) claim(cl *Claim) (ClaimReport, error) {
 	var missing []Figure
 	contradicted := false
 	if c.figures[0] = appendFigures(c.figures[0][:0], cl.Text); len(c.figures[0]) > 0 {
+		markClaimFigures(c.figures[0], cl.Text)
 		c.figures[1] = c.figures[1][:0]
 		for _, g := range good {
 			if g.figures == cl.Text {
