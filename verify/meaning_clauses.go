@@ -101,7 +101,7 @@ func (m *meaningScanner) polarityFinding(res *meaningResult, negText *mtext, neg
 	}
 	shared, total := m.claim.overlap(claimClause, evText, evClause)
 	near := shared*100 >= polarityMinOverlap*total && shared*100 >= polarityMinOverlap*len(evClause.set)
-	if onHead && near && !m.excepted && !other.unmatchedNegation(otherClause, negText, negClause) &&
+	if onHead && near && !m.excepted && !restrictionSaysDenial(negText, negClause, other, otherClause) && !other.unmatchedNegation(otherClause, negText, negClause) &&
 		!m.claim.conditionClause(claimClause) && !evText.conditionClause(evClause) &&
 		(swapped || !(negText == &m.claim && evText.negatedLike(&m.claim, claimClause, otherClause))) {
 		m.add(res, "polarity", reasonPolarity, claimWords, evWords)
@@ -110,6 +110,28 @@ func (m *meaningScanner) polarityFinding(res *meaningResult, negText *mtext, neg
 	}
 	m.add(res, "polarity", reasonPolarityUnconfirmed, claimWords, evWords)
 	res.review = true
+}
+
+// restrictionSaysDenial reports whether a denial with a condition of time
+// or exception ("cannot be started until …", "may not … unless …") meets an
+// "only" on the other side ("may be started only after …"): the same rule
+// in the other form, which the negator count alone reads as opposites.
+func restrictionSaysDenial(negText *mtext, negClause *mclause, other *mtext, otherClause *mclause) bool {
+	cond := false
+	for k := negClause.from; k < negClause.to; k++ {
+		if w := negText.toks[k].w; w == "until" || w == "unless" {
+			cond = true
+		}
+	}
+	if !cond {
+		return false
+	}
+	for k := otherClause.from; k < otherClause.to; k++ {
+		if other.toks[k].w == "only" {
+			return true
+		}
+	}
+	return false
 }
 
 // swappedDenial: each side denies one thing, and each denies what the

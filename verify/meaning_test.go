@@ -114,6 +114,8 @@ var meaningCases = []meaningCase{
 	{"a passive's be is no word, twin", "A single change to the weekly dose should be at least 20%.", "The weekly dose shall not be changed by more than 20% at a time.", reasonDirection},
 	{"the nearer bound is the number's", "The notice is handed over within 36 hours of admission.", "The notice must be delivered no later than 36 hours after admission.", ""},
 	{"the nearer bound is the number's, twin", "The notice is handed over after at least 36 hours of admission.", "The notice must be delivered no later than 36 hours after admission.", reasonDirection},
+	{"cannot until is only after", "Dabigatran cannot be started until the patient has had at least five days of parenteral anticoagulation.", "Dabigatran may be started only after at least 5 days of parenteral anticoagulation.", reasonPolarityUnconfirmed},
+	{"cannot until is only after, twin", "Dabigatran cannot be started after five days of parenteral anticoagulation.", "Dabigatran may be started after at least 5 days of parenteral anticoagulation.", reasonPolarity},
 	{"lasts is no last", "The initial term lasts until the 10th anniversary of the opening date.", "The initial term expires on the tenth (10th) anniversary of the date the Restaurant first opens for business.", ""},
 	{"lasts is no last, twin", "The fee is charged on the last day of the term.", "The fee is charged on the first day of the term.", reasonAntonym},
 	{"a cap said at any time", "Agency debentures count only up to 30% of the Posted Credit Support.", "Agency debentures shall not at any time exceed 30% of the Posted Credit Support.", ""},
