@@ -28,7 +28,7 @@ type unitScale struct {
 func appendEvidenceFigures(out []Figure, span, before string, claim []Figure) []Figure {
 	start := len(out)
 	out = appendPercentCells(appendScales(appendFigures(out, span), start, span, before, claim), start, span, before, claim)
-	return appendRateSpreads(out, start, span, claim)
+	return appendColumnUnits(appendRateSpreads(out, start, span, claim), span, before, claim)
 }
 
 // appendEvidenceFiguresOf is appendEvidenceFigures of a span whose
@@ -36,7 +36,101 @@ func appendEvidenceFigures(out []Figure, span, before string, claim []Figure) []
 func appendEvidenceFiguresOf(out, figs []Figure, span, before string, claim []Figure) []Figure {
 	start := len(out)
 	out = appendPercentCells(appendScales(append(out, figs...), start, span, before, claim), start, span, before, claim)
-	return appendRateSpreads(out, start, span, claim)
+	return appendColumnUnits(appendRateSpreads(out, start, span, claim), span, before, claim)
+}
+
+// appendColumnUnits adds, for a table whose header row gives a column its
+// unit in parentheses ("| TWA (mg/m3) |", "| Dose (mg) |"), the measure each
+// bare number of that column's cells states: "| … | 0.05 |" under "TWA
+// (mg/m3)" is 0.05 mg/m3. Read only for a claim with a measure or a count.
+func appendColumnUnits(out []Figure, span, before string, claim []Figure) []Figure {
+	if !strings.Contains(span, "|") || !holdsMeasureOrCount(claim) {
+		return out
+	}
+	header := tableHeader(before, span)
+	if header == "" || !strings.Contains(header, "(") {
+		return out
+	}
+	units := columnCells(header)
+	for j, u := range units {
+		units[j] = ""
+		if i := strings.LastIndexByte(u, '('); i >= 0 && strings.HasSuffix(strings.TrimSpace(u), ")") {
+			units[j] = strings.TrimSuffix(strings.TrimSpace(u[i+1:]), ")")
+		}
+	}
+	// A quote may start inside a row: its cells count from the row's start,
+	// which the text before the span holds; only the span's cells are read.
+	prefix := before[strings.LastIndexByte(before, '\n')+1:]
+	for rest, first := span, true; rest != ""; first = false {
+		line, next, _ := strings.Cut(rest, "\n")
+		rest = next
+		skip := 0
+		if first && strings.HasPrefix(strings.TrimSpace(prefix), "|") {
+			line, skip = prefix+line, len(prefix)
+		}
+		if !strings.HasPrefix(strings.TrimSpace(line), "|") || separatorLine(line) || line == header {
+			continue
+		}
+		at := strings.IndexByte(line, '|') + 1
+		for j, cell := range columnCells(line) {
+			cellAt := at
+			at += len(cell) + 1
+			if j >= len(units) || units[j] == "" || cellAt < skip {
+				continue
+			}
+			v := strings.TrimSpace(cell)
+			if v == "" || strings.Trim(v, "0123456789.,") != "" {
+				continue
+			}
+			if f := Figures(v + " " + units[j]); len(f) == 1 && (isMeasure(f[0].Kind) || strings.HasPrefix(f[0].Kind, "count:")) {
+				out = append(out, Figure{Kind: f[0].Kind, Value: f[0].Value, Text: v})
+			}
+		}
+	}
+	return out
+}
+
+// holdsMeasureOrCount reports whether figs hold a measure or a count.
+func holdsMeasureOrCount(figs []Figure) bool {
+	for _, f := range figs {
+		if isMeasure(f.Kind) || strings.HasPrefix(f.Kind, "count:") {
+			return true
+		}
+	}
+	return false
+}
+
+// tableHeader is the last table header row (a row followed by its
+// separator line) in the span, or else in the text before it, or "".
+func tableHeader(before, span string) string {
+	for _, text := range [2]string{span, before} {
+		h := ""
+		for rest := text; rest != ""; {
+			line, next, _ := strings.Cut(rest, "\n")
+			rest = next
+			if strings.HasPrefix(strings.TrimSpace(line), "|") && separatorLine(next) && !separatorLine(line) {
+				h = line
+			}
+		}
+		if h != "" {
+			return h
+		}
+	}
+	return ""
+}
+
+// separatorLine reports whether the first line of s is a table's header
+// separator ("|---|:--|"), not a row cut short ("| ").
+func separatorLine(s string) bool {
+	line, _, _ := strings.Cut(s, "\n")
+	return strings.Contains(line, "-") && headerRow(line)
+}
+
+// columnCells splits a table row into its cells, the outer bars dropped.
+func columnCells(row string) []string {
+	row = strings.TrimSpace(row)
+	row = strings.TrimPrefix(strings.TrimSuffix(row, "|"), "|")
+	return strings.Split(row, "|")
 }
 
 // appendRateSpreads adds, for a claim that states percentage points, the
