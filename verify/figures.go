@@ -329,7 +329,7 @@ func minusLen(s string, j int) int {
 
 // minusBefore returns where the minus sign of a negative figure starting
 // at i begins, or -1. A minus is a sign only when it starts a word: in
-// "10-12", "10–12" or "RAG-41" it joins.
+// "10-12", "10–12", "7.5%–11.0%" or "RAG-41" it joins.
 func minusBefore(s string, i int) int {
 	j := -1
 	switch {
@@ -338,8 +338,8 @@ func minusBefore(s string, i int) int {
 	case i >= 3 && (s[i-3:i] == "\u2212" || s[i-3:i] == "\u2013"):
 		j = i - 3
 	}
-	if j < 0 || wordBefore(s, j) {
-		return -1
+	if j < 0 || wordBefore(s, j) || j > 0 && s[j-1] == '%' {
+		return -1 // "7.5%–11.0%" joins a range
 	}
 	return j
 }

@@ -48,11 +48,15 @@ func appendColumnUnits(out []Figure, span, before string, claim []Figure) []Figu
 		return out
 	}
 	header := tableHeader(before, span)
-	if header == "" || !strings.Contains(header, "(") {
+	if header == "" || !strings.Contains(header, "(") && !strings.Contains(strings.ToLower(header), "unit") {
 		return out
 	}
 	units := columnCells(header)
+	unitCol := -1 // a column of units, a row's own ("| Test | Units | Male | Female |")
 	for j, u := range units {
+		if h := strings.ToLower(strings.TrimSpace(u)); h == "units" || h == "unit" || h == "uom" {
+			unitCol = j
+		}
 		units[j] = ""
 		if i := strings.LastIndexByte(u, '('); i >= 0 && strings.HasSuffix(strings.TrimSpace(u), ")") {
 			units[j] = strings.TrimSuffix(strings.TrimSpace(u[i+1:]), ")")
@@ -72,22 +76,44 @@ func appendColumnUnits(out []Figure, span, before string, claim []Figure) []Figu
 			continue
 		}
 		at := strings.IndexByte(line, '|') + 1
-		for j, cell := range columnCells(line) {
+		cells := columnCells(line)
+		rowUnit := ""
+		if unitCol >= 0 && unitCol < len(cells) {
+			rowUnit = strings.TrimSpace(cells[unitCol])
+		}
+		for j, cell := range cells {
 			cellAt := at
 			at += len(cell) + 1
-			if j >= len(units) || units[j] == "" || cellAt < skip {
+			u := rowUnit
+			if j < len(units) && units[j] != "" {
+				u = units[j]
+			}
+			if u == "" || j == unitCol || cellAt < skip {
 				continue
 			}
-			v := strings.TrimSpace(cell)
-			if v == "" || strings.Trim(v, "0123456789.,") != "" {
-				continue
-			}
-			if f := Figures(v + " " + units[j]); len(f) == 1 && (isMeasure(f[0].Kind) || strings.HasPrefix(f[0].Kind, "count:")) {
-				out = append(out, Figure{Kind: f[0].Kind, Value: f[0].Value, Text: v})
+			for _, v := range cellNumbers(strings.TrimSpace(cell)) {
+				if f := Figures(v + " " + u); len(f) == 1 && (isMeasure(f[0].Kind) || strings.HasPrefix(f[0].Kind, "count:")) {
+					out = append(out, Figure{Kind: f[0].Kind, Value: f[0].Value, Text: v})
+				}
 			}
 		}
 	}
 	return out
+}
+
+// cellNumbers returns a cell's number, or the two ends of its range
+// ("130–175", "3.5-5.2"), or nothing for any other cell.
+func cellNumbers(v string) []string {
+	isNum := func(x string) bool { return x != "" && strings.Trim(x, "0123456789.,") == "" }
+	if isNum(v) {
+		return []string{v}
+	}
+	for _, sep := range [...]string{"–", "-", " to "} {
+		if a, b, ok := strings.Cut(v, sep); ok && isNum(strings.TrimSpace(a)) && isNum(strings.TrimSpace(b)) {
+			return []string{strings.TrimSpace(a), strings.TrimSpace(b)}
+		}
+	}
+	return nil
 }
 
 // holdsMeasureOrCount reports whether figs hold a measure or a count.

@@ -23,6 +23,7 @@ func TestFigures(t *testing.T) {
 		{"fell from 3.39% in 2023 to 3.21% in 2024", []string{"percent=3.39", "number=2023", "percent=3.21", "year=2024"}}, // no range of 2023 to 3.21%
 		{"| 5 to less than 10 years | 23 days |", []string{"duration:year=5", "duration:year=10", "duration:day=23"}},
 		{"model updates of GBP (1,100) million and", []string{"amount:GBP=1100000000"}}, // a deduction's size
+		{"recoveries of 7.5%–11.0%", []string{"percent=7.5", "percent=11"}},             // a range, no minus
 		{"from 2 to 5 days", []string{"duration:day=2", "duration:day=5"}},              // a range: the unit at its end is both ends
 		{"EUR 2,500.01 and $1.2 million and 75 EUR and €3", []string{"amount:EUR=2500.01", "amount:USD=1200000", "amount:EUR=75", "amount:EUR=3"}},
 		{"12.5% and 12,5 % and 7 percent", []string{"percent=12.5", "percent=12.5", "percent=7"}},
@@ -468,6 +469,11 @@ func TestCheckFigures(t *testing.T) {
 			span:    "Benzene | 71-43-2 | 0.5 | 1.6 | 2.5 | 8 | Sk, Carc |",
 			before:  "| Substance | CAS No. | TWA (ppm) | TWA (mg/m3) | STEL (ppm) | STEL (mg/m3) | Notation |\n|---|---|---|---|---|---|---|\n| ",
 			missing: []string{"measure:mg/m3=0.5"}, contradicted: true},
+		{name: "a row's unit in a units column", claim: "For adult women the haemoglobin reference interval is 115 to 155 g/L.",
+			span: "| Test | Units | Male | Female |\n|---|---|---|---|\n| Sodium | mmol/L | 135–145 | 135–145 |\n| Haemoglobin | g/L | 130–175 | 115–155 |"},
+		{name: "a row's unit in a units column, changed", claim: "For adult women the haemoglobin reference interval is 115 to 165 g/L.",
+			span:    "| Test | Units | Male | Female |\n|---|---|---|---|\n| Sodium | mmol/L | 135–145 | 135–145 |\n| Haemoglobin | g/L | 130–175 | 115–155 |",
+			missing: []string{"measure:g/L=165"}, contradicted: true},
 		{name: "an ordinal counts nothing", claim: "Rent is paid in advance on the 1st by standing order.",
 			span: "The Rent is GBP 1,475 per calendar month, payable in advance on the 1st day of each month by standing order."},
 		{name: "an ordinal counts nothing, changed", claim: "Rent is paid in advance on the 2nd by standing order.",
