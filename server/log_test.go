@@ -84,7 +84,7 @@ func TestServeRequestLog(t *testing.T) {
 	e.ts.Close() // waits for the handlers, so every line is written
 
 	var lines []accessLine
-	for _, raw := range bytes.Split(bytes.TrimSpace(e.log.Bytes()), []byte("\n")) {
+	for _, raw := range bytes.Split(bytes.TrimSpace([]byte(e.log.String())), []byte("\n")) {
 		for _, w := range secretWords {
 			if bytes.Contains(raw, []byte(w)) {
 				t.Errorf("a log line holds %q: %s", w, raw)

@@ -53,8 +53,8 @@ type testEnv struct {
 	db     *store.DB
 	srv    *Server
 	ts     *httptest.Server
-	log    *bytes.Buffer
-	secret string // the secret document's only chunk
+	log    *syncBuffer // the server's log lines: its goroutines write while a test reads
+	secret string      // the secret document's only chunk
 }
 
 func newTestEnv(t testing.TB, tokens bool) *testEnv {
@@ -91,7 +91,7 @@ func newTestEnvWith(t testing.TB, tokens bool, configure func(*serverConfig)) *t
 			t.Fatal(err)
 		}
 	}
-	e := &testEnv{t: t, db: db, log: &bytes.Buffer{}}
+	e := &testEnv{t: t, db: db, log: &syncBuffer{}}
 	cfg.errlog = e.log
 	if configure != nil {
 		configure(&cfg)
