@@ -448,6 +448,12 @@ func (t *mtext) phrases() {
 	t.negatedBounds()
 }
 
+// beForms are the forms of "be" (and "not" after one) that make
+// "entitled to" a right the clause gives ("is entitled to", "shall be
+// entitled to").
+var beForms = map[string]bool{"is": true, "are": true, "be": true, "was": true, "were": true, "been": true,
+	"being": true, "not": true, "remain": true, "remains": true}
+
 // lackVerbs are the negators that are verbs of lacking, and
 // subjectPronouns the words that, right before one, make it the end of a
 // relative clause ("the glyphs it lacks").
@@ -671,6 +677,9 @@ func (t *mtext) split() {
 				c.periods |= 1 << m.value
 			}
 		case kModal:
+			if t.toks[m.from].w == "entitled" && (m.from == 0 || !beForms[t.toks[m.from-1].w]) {
+				break // "Stockholders entitled to vote must …": who, not a right the clause gives
+			}
 			if t.negatedNear(m.from, m.to, c) {
 				c.negModal = true
 			} else {
